@@ -1,0 +1,140 @@
+/* rand86 entropy core: the public interface (portable C, no hardware). */
+#ifndef RAND86_ENTROPY_H
+#define RAND86_ENTROPY_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* Pool geometry (v1.89 random.c, see ENTROPY-NOTES.md). */
+#define RNG_PRIMARY_WORDS   128     /* 4096 bits */
+#define RNG_SECONDARY_WORDS 32      /* 1024 bits */
+#define RNG_BATCH_WORDS     256     /* patch 4/4: power of two */
+#define RNG_SEC_XFER_BYTES  340
+#define RNG_RESEED_BYTES    1024    /* catastrophic reseed interval */
+#define RNG_READ_WAKEUP_BITS  8     /* v1.89 random_read_wakeup_thresh */
+#define RNG_WRITE_WAKEUP_BITS 128   /* v1.89 random_write_wakeup_thresh */
+#define RNG_EXTRACT_BYTES   10      /* one extraction round: 160-bit hash folded to 80 */
+
+enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1 };
+
+struct rng_pool {
+	uint32_t words[RNG_PRIMARY_WORDS];   /* only poolwords used */
+	unsigned poolwords;                  /* 128 or 32 */
+	unsigned add_ptr;
+	unsigned input_rotate;
+	int entropy_count;                   /* bits, clamped to [0, poolwords*32] */
+};
+
+/* Captured raw samples for `samples NAME N` (raw delta, shifted delta). */
+#define RNG_CAPTURE_RING 64
+struct rng_capture {
+	volatile uint32_t head, tail;        /* head written in IRQ, tail by reader */
+	uint32_t raw[RNG_CAPTURE_RING];
+	uint32_t shifted[RNG_CAPTURE_RING];
+	volatile uint32_t dropped;           /* ring full: sample not recorded */
+};
+
+struct rng;
+
+struct entropy_source {
+	struct rng *rng;
+	const char *name;
+	int irq;                             /* for display; -1 if none */
+	int trusted;
+	unsigned shift;                      /* from clock_khz / granularity_khz */
+	/* Xymoron (2002) estimator state */
+	uint32_t last_time, last_delta, last_switches;
+	int have_last;
+	/* Ts'o (1999, v1.89) estimator state */
+	uint32_t tso_last_time, tso_last_delta, tso_last_delta2;
+	/* statistics (64-bit: a flood must not wrap them within a day) */
+	uint64_t events, bits, tso_bits;
+	/* capture: while capture != NULL, samples are mixed but credit nothing */
+	struct rng_capture *volatile capture;
+	struct entropy_source *next;         /* registry list in creation order */
+};
+
+struct rng {
+	struct rng_pool primary, secondary;
+	enum rng_estimator estimator;
+	/* batch pool (patch 4/4): written in interrupt context */
+	uint32_t batch[RNG_BATCH_WORDS];
+	volatile uint32_t batch_pos, batch_credit, batch_samples_pending;
+	struct rng_pool *batch_target;       /* pool the next flush fills */
+	/* counters for `status` */
+	uint64_t credited_bits, random_bytes, urandom_bytes;
+	uint64_t batch_samples, batch_flushes, batch_overwrites;
+	uint32_t extracted_since_reseed;
+	struct entropy_source *sources;
+	struct entropy_source *untrusted_sink; /* optional: add_untrusted_entropy() samples are
+	                                        * counted on this source (events, tso_bits) and
+	                                        * never credited, whatever its trusted flag */
+	/* transfer accounting (patch 1/4): xfer_credited_bits <= xfer_taken_bits always */
+	uint64_t xfer_taken_bits, xfer_credited_bits, reseeds;
+};
+
+/* ---- The seam: the platform provides these (arch/x86 on the appliance,
+ * tests/ on the host). Nothing else in entropy/ touches hardware. ---- */
+uint64_t entropy_now(void);                 /* free-running clock, clock_khz ticks/ms */
+uint32_t entropy_clock_khz(void);           /* CLOCK_KHZ: cpu_khz, or 1193 for the PIT clock */
+uint32_t entropy_context_switches(void);    /* main loop pass counter */
+unsigned long entropy_irq_save(void);       /* mask interrupts, return previous state */
+void entropy_irq_restore(unsigned long flags);
+
+/* ---- Core API ---- */
+void rng_init(struct rng *r, enum rng_estimator est);
+/* Mix without credit (boot-time seeding: RTC, TSC, multiboot info). */
+void rng_mix_uncredited(struct rng *r, const void *buf, size_t len);
+
+/* patch 1/4 API. name and irq are for statistics; trusted=0 makes a source
+ * whose samples are mixed and never credited. Sources are static storage
+ * owned by the caller, so this works without malloc in interrupt-free init. */
+struct entropy_source *create_entropy_source(struct rng *r, struct entropy_source *storage,
+	const char *name, int irq, int trusted, uint32_t granularity_khz);
+void free_entropy_source(struct entropy_source *src);   /* unlink from registry */
+/* Interrupt context. src may be NULL: mixed into r's batch, never credited. */
+void add_timing_entropy(struct entropy_source *src, uint32_t datum);
+void add_untrusted_entropy(struct rng *r, uint32_t datum);
+
+/* NULL-handle samples (add_timing_entropy(NULL, d)) go to this instance;
+ * before it is set they are dropped. The appliance sets its live rng once;
+ * bench's scratch instance must not be made the default. */
+void rng_set_default(struct rng *r);
+struct rng *rng_get_default(void);
+
+/* Timer tick, outside the hard-IRQ path. Returns bits credited by this flush. */
+unsigned rng_batch_flush(struct rng *r);
+
+/* /dev/random: returns bytes written (0 = must wait), n <= min(len, 340, primary_bits/8). */
+size_t rng_read_random(struct rng *r, void *buf, size_t len);
+/* /dev/urandom: always len bytes. */
+void rng_read_urandom(struct rng *r, void *buf, size_t len);
+
+/* True when /dev/random can serve at least one byte now (primary >= 8 bits).
+ * A reader that got 0 from rng_read_random waits until this is true
+ * (after a batch flush) and retries. */
+int rng_random_ready(const struct rng *r);
+
+/* Capture control for `samples`. start resets cap and then attaches it. */
+void rng_capture_start(struct entropy_source *src, struct rng_capture *cap);
+void rng_capture_stop(struct entropy_source *src);
+/* Main loop side: pop one captured sample; returns 0 when the ring is empty. */
+int rng_capture_read(struct rng_capture *cap, uint32_t *raw, uint32_t *shifted);
+
+struct entropy_source *rng_find_source(struct rng *r, const char *name);
+
+/* Exposed pieces, for tests and bench. */
+int rng_log2_16(uint32_t v);                 /* floor(log2(v & 0xffff)); -1 for 0 */
+unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
+unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
+unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
+void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
+void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
+/* Xymoron (patch 1/4) estimate of one sample; updates src's Xymoron state. */
+unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t switches);
+/* Pool setup (zeroed words, 128 or 32 words) and the bare hash-and-fold
+ * extraction (no accounting, no transfer): the reference for tests. */
+void rng_pool_init(struct rng_pool *p, unsigned poolwords);
+void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);
+
+#endif

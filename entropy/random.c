@@ -1,0 +1,639 @@
+/* rand86 entropy core: pools, batch, accounting and extraction. */
+/*
+ * Theory
+ * ======
+ *
+ * A computer does what it is told; the only unpredictability it has is in
+ * the outside world. rand86 listens to it through the timing of
+ * interrupts: a typist's key presses, a mouse, a disk, a serial line, a
+ * network card. Each interrupt hands the core a sample (the clock when it
+ * happened, and a datum such as a scan code). The core does three things
+ * with samples, the same three the Linux random driver did from 1994 on:
+ *
+ *   1. it MIXES every sample into an entropy pool, with a function that
+ *      never loses what was already in the pool (a twisted GFSR: mixing
+ *      known data can only stir, never drain, the unknown part);
+ *   2. it ESTIMATES how many bits of the sample an observer could not
+ *      have predicted, and keeps the sum as the pool's entropy count;
+ *   3. it EXTRACTS output by hashing the whole pool with SHA-1, so the
+ *      output reveals nothing usable about the pool, and debits the count.
+ *
+ * /dev/random serves a byte only when 8 bits of estimated entropy back it;
+ * /dev/urandom serves any amount and is "merely" as strong as SHA-1 and
+ * the secrecy of the pool. Everything hinges on step 2 never overstating.
+ *
+ * Threat model
+ * ============
+ *
+ * The attacker knows this code, the pool layout and the datum values, can
+ * read everything /dev/random and /dev/urandom hand out, and can cause
+ * interrupts: flood the network card, type at known moments, hold a key
+ * down. The attacker cannot read memory. What the attacker must not
+ * achieve is making the core believe it holds entropy it does not have;
+ * that is what turns /dev/random into a predictable stream.
+ *
+ * The 2002 argument
+ * =================
+ *
+ * v1.89 (Ts'o, 1999) estimated each sample from the first, second and
+ * third order deltas of its source's interrupt times, and credited every
+ * interrupt source it was told about, network cards included. In August
+ * 2002 Oliver Xymoron posted four patches (seeds/) arguing that this
+ * overstates entropy badly:
+ *
+ *   - a source's clock is coarser than the CPU's: a 1 kHz keyboard timed
+ *     by a 1 GHz TSC carries ~20 low bits of CPU noise that an observer
+ *     of the keyboard can model. Each source declares its granularity and
+ *     its deltas are shifted right by log2(clock/granularity);
+ *   - the size of a delta from an exponential process is worth, by
+ *     Benford's law, less than its bit length (table in estimate.c);
+ *   - a periodic source is caught by |delta - last delta|;
+ *   - interrupts arriving back to back, with no context switch between
+ *     them, are an attacker's flood or a polling loop and earn nothing;
+ *   - network timing is observable from outside and earns nothing: such
+ *     sources are "untrusted", mixed but never credited;
+ *   - the transfer from the primary to the secondary pool credited whole
+ *     words whatever the primary held: bits out of thin air (1/4's fix);
+ *   - the batch queue that carries samples from interrupt context to the
+ *     pools dropped samples when full, so a flood of untrusted samples
+ *     could push trusted ones out; 4/4 makes it a ring that XORs over
+ *     itself (uncorrelated data XORed over random data leaves it random).
+ *
+ * Ts'o answered that the delta-of-deltas already catches back-to-back
+ * interrupts and that mixing the whole timestamp cannot hurt; Linus
+ * called the context-switch rule obnoxious because it starves idle
+ * machines. rand86 computes BOTH estimates on every sample (`bits` and
+ * `tso_bits` in `sources`) and credits one of them (boot option
+ * `credit=`), so the argument can be watched on real interrupts.
+ *
+ * Trade-offs
+ * ==========
+ *
+ *   - Interrupt context is kept cheap: add_timing_entropy() touches one
+ *     source's state and one batch word; no loop over the pool, no hash.
+ *     The flush, once per timer tick outside the hard-IRQ path, does the
+ *     mixing; reads do the hashing.
+ *   - Pools, flush and reads run in one context (the main loop). Only the
+ *     batch (and per-source statistics) is shared with interrupts; the
+ *     flush takes the batch counts with interrupts masked for a few
+ *     instructions and mixes the words afterwards. An interrupt that lands
+ *     in a word while it is being mixed is harmless: the batch is never
+ *     cleared, the word is mixed again by the next flush, and its credit
+ *     belongs to the next flush because the counts were already taken.
+ *   - Credit is conservative in every corner: the first sample of a
+ *     source earns nothing (no reference time), delta 0 earns nothing,
+ *     the batch and every pool clamp, and the secondary is credited only
+ *     with bits the primary actually gave up.
+ *
+ * Where rand86 departs from the 2002 patches, and why
+ * ===================================================
+ *
+ *   - Seed bugs fixed: int_log2_16bits(0) returned -1 and benford[-1] was
+ *     read whenever delta was 0 (which the context-switch rule causes on
+ *     purpose); here delta 0 gives 0 bits. The word count passed to the
+ *     mixer after a transfer is (bytes + 3) / 4 (1/4 had it right, a
+ *     later version passed bytes). 1/4's transfer credited bytes*8 even
+ *     when the primary held less; here the credit is what the primary's
+ *     count actually dropped by.
+ *   - No scheduler: nr_context_switches() becomes a counter the main loop
+ *     bumps on each pass (entropy_context_switches()). A busy command must
+ *     let the loop pass, or keyboard entropy starves; that is the
+ *     appliance's answer to Linus's objection. The seed compared against
+ *     ONE global last value, so any two sources interleaved defeated the
+ *     check; here each source remembers the pass count of its own
+ *     previous sample.
+ *   - NULL and untrusted sources: the seed's NULL handle is kept
+ *     (add_timing_entropy(NULL, d) goes to the default instance), and a
+ *     named source may be created untrusted so it still shows events and
+ *     tso_bits in `sources`. Untrusted samples are mixed, their `bits`
+ *     stay 0 and they are never credited under either estimator.
+ *   - Capture: `samples NAME N` copies a source's raw and shifted deltas
+ *     out for SP 800-90B assessment. Samples an observer has seen are not
+ *     secret, so while a capture is attached the source earns no credit
+ *     and neither `bits` nor `tso_bits` grows (events still count).
+ *   - 64-bit clock: the low word is the time, the high word is XORed into
+ *     the datum (1999 did this with the TSC's high word).
+ *   - /dev/urandom is served in chunks of at most one transfer buffer
+ *     that stop at each 1024-byte mark, so the catastrophic reseed happens
+ *     every 1024 bytes even within one large read (v1.89 checked once per
+ *     read call).
+ *   - Statistics that floods raise are 64-bit; the per-flush credit
+ *     saturates at the batch size and the pending-sample count saturates
+ *     instead of wrapping.
+ *
+ * Accounting (what `status` shows)
+ * ================================
+ *
+ *   credited_bits   sum over flushes of what the target pool's count
+ *                   actually rose by (after clamping to the pool size).
+ *   random_bytes    bytes served by rng_read_random().
+ *
+ * Let E = primary + secondary counts. Only flushes raise E, by exactly
+ * what they add to credited_bits. A random read of n bytes starts with
+ * primary >= 8n; the transfer moves at most what the primary drops by,
+ * and, if the secondary then clamps at 1024 bits, the bits lost there
+ * are at least 8n minus what the secondary holds, so every random read
+ * lowers E by at least 8n. Hence random_bytes*8 <= credited_bits - E
+ * <= credited_bits at every moment. tests/unit/test_entropy_props.c
+ * checks it after every step of random sequences, and tests/fuzz/ with
+ * arbitrary ones.
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "entropy.h"
+
+#define RNG_POOL_BITS(p)    ((int)(p)->poolwords * 32)
+
+static struct rng *rng_default;
+
+/* Clear memory that held secrets in a way the compiler cannot elide. */
+static void rng_wipe(void *p, size_t n)
+{
+	volatile uint8_t *v = p;
+
+	while (n--)
+		*v++ = 0;
+}
+
+/* Order the capture ring's data stores before its head store. */
+#define RNG_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+/**********************************************************************
+ * The pools and the mixing function (v1.89 add_entropy_words)
+ **********************************************************************/
+
+/* Taps of the twisted GFSR: x^128 + x^103 + x^76 + x^51 + x^25 + x + 1
+ * and x^32 + x^26 + x^20 + x^14 + x^7 + x + 1 (v1.89 random_state_*). */
+static const unsigned rng_taps_128[5] = { 103, 76, 51, 25, 1 };
+static const unsigned rng_taps_32[5] = { 26, 20, 14, 7, 1 };
+
+/* The CRC-32 polynomial's multiples of x^0..x^2: the "twist" (v1.89). */
+static const uint32_t rng_twist[8] = {
+	0x00000000, 0x3b6e20c8, 0x76dc4190, 0x4db26158,
+	0xedb88320, 0xd6d6a3e8, 0x9b64c2b0, 0xa00ae278
+};
+
+void rng_pool_init(struct rng_pool *p, unsigned poolwords)
+{
+	memset(p, 0, sizeof(*p));
+	p->poolwords = poolwords == RNG_SECONDARY_WORDS ? RNG_SECONDARY_WORDS : RNG_PRIMARY_WORDS;
+}
+
+static uint32_t rng_rol(uint32_t w, unsigned n)
+{
+	n &= 31;
+	return n ? (w << n) | (w >> (32 - n)) : w;
+}
+
+void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords)
+{
+	const unsigned *taps = p->poolwords == RNG_SECONDARY_WORDS ? rng_taps_32 : rng_taps_128;
+	unsigned mask = p->poolwords - 1;
+	unsigned i;
+	uint32_t w;
+
+	while (nwords--) {
+		w = rng_rol(*in++, p->input_rotate);
+		i = p->add_ptr = (p->add_ptr - 1) & mask;
+		/* 7 bits of rotation per word, 14 at the start of the pool, so
+		 * successive passes spread input bits evenly (v1.89). */
+		p->input_rotate = (p->input_rotate + (i ? 7 : 14)) & 31;
+		w ^= p->words[(i + taps[0]) & mask];
+		w ^= p->words[(i + taps[1]) & mask];
+		w ^= p->words[(i + taps[2]) & mask];
+		w ^= p->words[(i + taps[3]) & mask];
+		w ^= p->words[(i + taps[4]) & mask];
+		w ^= p->words[i];
+		p->words[i] = (w >> 3) ^ rng_twist[w & 7];
+	}
+}
+
+/* Raise p's count by up to `bits`, clamped; return how much it rose. */
+static unsigned rng_credit(struct rng_pool *p, unsigned bits)
+{
+	int room = RNG_POOL_BITS(p) - p->entropy_count;
+
+	if (room < 0)
+		room = 0;
+	if (bits > (unsigned)room)
+		bits = (unsigned)room;
+	p->entropy_count += (int)bits;
+	return bits;
+}
+
+/* Lower p's count by up to `bits` (floor 0); return how much it fell. */
+static unsigned rng_debit(struct rng_pool *p, size_t bits)
+{
+	unsigned have = p->entropy_count > 0 ? (unsigned)p->entropy_count : 0;
+
+	if (bits > have)
+		bits = have;
+	p->entropy_count = (int)(have - bits);
+	return (unsigned)bits;
+}
+
+/**********************************************************************
+ * Extraction: SHA-1 over the pool, feeding the hash back
+ **********************************************************************/
+
+static const uint32_t rng_sha1_iv[5] = {
+	0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0
+};
+
+/*
+ * One round: compress the pool 16 words at a time from the SHA-1 IV;
+ * after each block mix one word of the running hash back into the pool,
+ * so that knowing the pool after an extraction does not reveal earlier
+ * outputs unless SHA-1 can be inverted (anti-backtracking). Then fold the
+ * 160-bit hash in half, in case it has a recognisable pattern, and emit
+ * 80 bits: h0^h3, h1^h4, and h2 folded to 16 bits, little-endian words.
+ */
+static void rng_extract_round(struct rng_pool *p, uint8_t out[RNG_EXTRACT_BYTES])
+{
+	uint32_t h[5];
+	unsigned i, x;
+
+	memcpy(h, rng_sha1_iv, sizeof(h));
+	for (i = 0, x = 0; i < p->poolwords; i += 16, x += 2) {
+		rng_sha1_compress(h, p->words + i);
+		rng_mix_words(p, &h[x % 5], 1);
+	}
+	h[0] ^= h[3];
+	h[1] ^= h[4];
+	h[2] ^= h[2] >> 16;
+	for (i = 0; i < 4; i++) {
+		out[i] = (uint8_t)(h[0] >> (8 * i));
+		out[4 + i] = (uint8_t)(h[1] >> (8 * i));
+	}
+	out[8] = (uint8_t)h[2];
+	out[9] = (uint8_t)(h[2] >> 8);
+	rng_wipe(h, sizeof(h));
+}
+
+void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes)
+{
+	uint8_t tmp[RNG_EXTRACT_BYTES];
+	uint8_t *dst = out;
+	size_t n;
+
+	while (nbytes) {
+		rng_extract_round(p, tmp);
+		n = nbytes < RNG_EXTRACT_BYTES ? nbytes : RNG_EXTRACT_BYTES;
+		memcpy(dst, tmp, n);
+		dst += n;
+		nbytes -= n;
+	}
+	rng_wipe(tmp, sizeof(tmp));
+}
+
+/* Extract from the primary, debiting it; return the bits it gave up. */
+static unsigned rng_take_primary(struct rng *r, void *out, size_t nbytes)
+{
+	unsigned taken;
+
+	if (r->primary.entropy_count > RNG_POOL_BITS(&r->primary))
+		r->primary.entropy_count = RNG_POOL_BITS(&r->primary);
+	taken = rng_debit(&r->primary, nbytes * 8);
+	rng_pool_extract(&r->primary, out, nbytes);
+	return taken;
+}
+
+/*
+ * Before serving nbytes from the secondary: if it holds fewer than
+ * nbytes*8 bits (and is not full), move the shortfall from the primary,
+ * at most one buffer (340 bytes), crediting only what the primary's count
+ * fell by (patch 1/4, tightened). Every RNG_RESEED_BYTES of output, mix a
+ * whole buffer from the primary without credit (catastrophic reseed), so
+ * an attacker who once learnt the secondary loses it again.
+ */
+static void rng_xfer_secondary(struct rng *r, size_t nbytes)
+{
+	uint32_t tmp[(RNG_SEC_XFER_BYTES + 3) / 4];
+	struct rng_pool *s = &r->secondary;
+	size_t have = (size_t)s->entropy_count / 8;
+	size_t bytes;
+	unsigned taken, credited;
+
+	if ((size_t)s->entropy_count < nbytes * 8 && s->entropy_count < RNG_POOL_BITS(s)) {
+		bytes = nbytes - have;
+		if (bytes > RNG_SEC_XFER_BYTES)
+			bytes = RNG_SEC_XFER_BYTES;
+		memset(tmp, 0, sizeof(tmp));
+		taken = rng_take_primary(r, tmp, bytes);
+		rng_mix_words(s, tmp, (bytes + 3) / 4);
+		credited = rng_credit(s, taken);
+		r->xfer_taken_bits += taken;
+		r->xfer_credited_bits += credited;
+	}
+	if (r->extracted_since_reseed >= RNG_RESEED_BYTES) {
+		rng_take_primary(r, tmp, sizeof(tmp));
+		rng_mix_words(s, tmp, sizeof(tmp) / 4);
+		r->extracted_since_reseed = 0;
+		r->reseeds++;
+	}
+	rng_wipe(tmp, sizeof(tmp));
+}
+
+/* Serve nbytes (<= RNG_SEC_XFER_BYTES) from the secondary pool. */
+static void rng_extract_secondary(struct rng *r, void *out, size_t nbytes)
+{
+	rng_xfer_secondary(r, nbytes);
+	if (r->secondary.entropy_count > RNG_POOL_BITS(&r->secondary))
+		r->secondary.entropy_count = RNG_POOL_BITS(&r->secondary);
+	rng_debit(&r->secondary, nbytes * 8);
+	r->extracted_since_reseed += (uint32_t)nbytes;
+	rng_pool_extract(&r->secondary, out, nbytes);
+}
+
+/**********************************************************************
+ * /dev/random and /dev/urandom
+ **********************************************************************/
+
+int rng_random_ready(const struct rng *r)
+{
+	return r->primary.entropy_count >= RNG_READ_WAKEUP_BITS;
+}
+
+size_t rng_read_random(struct rng *r, void *buf, size_t len)
+{
+	size_t n = len;
+	size_t avail = r->primary.entropy_count > 0 ? (size_t)r->primary.entropy_count / 8 : 0;
+
+	if (n > RNG_SEC_XFER_BYTES)
+		n = RNG_SEC_XFER_BYTES;
+	if (n > avail)
+		n = avail;
+	if (n == 0)
+		return 0;
+	rng_extract_secondary(r, buf, n);
+	r->random_bytes += n;
+	return n;
+}
+
+void rng_read_urandom(struct rng *r, void *buf, size_t len)
+{
+	uint8_t *dst = buf;
+	size_t n;
+
+	r->urandom_bytes += len;
+	while (len) {
+		/* Chunks end where the next catastrophic reseed is due. */
+		n = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
+		if (r->extracted_since_reseed < RNG_RESEED_BYTES &&
+		    n > RNG_RESEED_BYTES - r->extracted_since_reseed)
+			n = RNG_RESEED_BYTES - r->extracted_since_reseed;
+		rng_extract_secondary(r, dst, n);
+		dst += n;
+		len -= n;
+	}
+}
+
+/**********************************************************************
+ * Setup and boot-time seeding
+ **********************************************************************/
+
+void rng_init(struct rng *r, enum rng_estimator est)
+{
+	memset(r, 0, sizeof(*r));
+	rng_pool_init(&r->primary, RNG_PRIMARY_WORDS);
+	rng_pool_init(&r->secondary, RNG_SECONDARY_WORDS);
+	r->estimator = est;
+	r->batch_target = &r->primary;
+}
+
+void rng_set_default(struct rng *r)
+{
+	rng_default = r;
+}
+
+struct rng *rng_get_default(void)
+{
+	return rng_default;
+}
+
+/* Boot data (RTC, TSC, multiboot info) is guessable: mix, never credit.
+ * Both pools get it, so even early /dev/urandom output depends on it. */
+void rng_mix_uncredited(struct rng *r, const void *buf, size_t len)
+{
+	const uint8_t *src = buf;
+	uint32_t w;
+	size_t n;
+
+	while (len) {
+		n = len < 4 ? len : 4;
+		w = 0;
+		memcpy(&w, src, n);
+		rng_mix_words(&r->primary, &w, 1);
+		rng_mix_words(&r->secondary, &w, 1);
+		src += n;
+		len -= n;
+	}
+}
+
+/**********************************************************************
+ * Sources (patch 1/4 API over caller storage)
+ **********************************************************************/
+
+struct entropy_source *create_entropy_source(struct rng *r, struct entropy_source *storage,
+	const char *name, int irq, int trusted, uint32_t granularity_khz)
+{
+	struct entropy_source **link = &r->sources;
+
+	memset(storage, 0, sizeof(*storage));
+	storage->rng = r;
+	storage->name = name;
+	storage->irq = irq;
+	storage->trusted = trusted != 0;
+	storage->shift = rng_shift_for(entropy_clock_khz(), granularity_khz);
+	while (*link)
+		link = &(*link)->next;
+	*link = storage;
+	return storage;
+}
+
+/* The caller must have stopped the source's interrupts first. */
+void free_entropy_source(struct entropy_source *src)
+{
+	struct entropy_source **link;
+
+	if (!src || !src->rng)
+		return;
+	for (link = &src->rng->sources; *link; link = &(*link)->next) {
+		if (*link == src) {
+			*link = src->next;
+			break;
+		}
+	}
+	if (src->rng->untrusted_sink == src)
+		src->rng->untrusted_sink = NULL;
+	src->next = NULL;
+}
+
+struct entropy_source *rng_find_source(struct rng *r, const char *name)
+{
+	struct entropy_source *s;
+
+	for (s = r->sources; s; s = s->next)
+		if (s->name && name && strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+/**********************************************************************
+ * Capture ring (single producer in IRQ, single consumer in main loop)
+ **********************************************************************/
+
+void rng_capture_start(struct entropy_source *src, struct rng_capture *cap)
+{
+	cap->head = cap->tail = 0;
+	cap->dropped = 0;
+	RNG_BARRIER();
+	src->capture = cap;
+}
+
+void rng_capture_stop(struct entropy_source *src)
+{
+	src->capture = NULL;
+	RNG_BARRIER();
+}
+
+int rng_capture_read(struct rng_capture *cap, uint32_t *raw, uint32_t *shifted)
+{
+	uint32_t tail = cap->tail;
+
+	if (cap->head == tail)
+		return 0;
+	RNG_BARRIER();
+	*raw = cap->raw[tail & (RNG_CAPTURE_RING - 1)];
+	*shifted = cap->shifted[tail & (RNG_CAPTURE_RING - 1)];
+	RNG_BARRIER();
+	cap->tail = tail + 1;
+	return 1;
+}
+
+static void rng_capture_put(struct rng_capture *cap, uint32_t raw, uint32_t shifted)
+{
+	uint32_t head = cap->head;
+
+	if (head - cap->tail >= RNG_CAPTURE_RING) {
+		cap->dropped++;
+		return;
+	}
+	cap->raw[head & (RNG_CAPTURE_RING - 1)] = raw;
+	cap->shifted[head & (RNG_CAPTURE_RING - 1)] = shifted;
+	RNG_BARRIER();
+	cap->head = head + 1;
+}
+
+/**********************************************************************
+ * Interrupt context: one sample into the batch (patch 4/4)
+ **********************************************************************/
+
+/* Estimate one sample of src; return the credit it asks of the batch. */
+static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t t,
+	int never_credit)
+{
+	struct rng_capture *cap = src->capture;
+	uint32_t raw = t - src->last_time;
+	unsigned tso = rng_tso_estimate(src, t);
+	unsigned bits = 0;
+	int trusted = src->trusted && !never_credit;
+
+	src->events++;
+	if (trusted) {
+		bits = rng_xymoron_estimate(src, t, entropy_context_switches());
+	} else {
+		src->last_time = t;
+		src->last_delta = raw;
+	}
+	if (cap) {
+		rng_capture_put(cap, raw, raw >> src->shift);
+		return 0;
+	}
+	src->bits += bits;
+	src->tso_bits += tso;
+	if (!trusted)
+		return 0;
+	return r->estimator == RNG_CREDIT_TSO ? tso : bits;
+}
+
+static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum,
+	int never_credit)
+{
+	unsigned long flags = entropy_irq_save();
+	uint64_t now = entropy_now();
+	uint32_t t = (uint32_t)now;
+	unsigned credit = 0;
+	uint32_t pos;
+
+	datum ^= (uint32_t)(now >> 32);
+	if (src)
+		credit = rng_estimate(r, src, t, never_credit);
+	pos = r->batch_pos;
+	r->batch[pos] ^= datum ^ t;
+	r->batch_pos = (pos + 1) & (RNG_BATCH_WORDS - 1);
+	/* The flush credits at most RNG_BATCH_WORDS bits: saturate there,
+	 * so a flood cannot wrap the sum. */
+	if (r->batch_credit + credit > RNG_BATCH_WORDS)
+		r->batch_credit = RNG_BATCH_WORDS;
+	else
+		r->batch_credit += credit;
+	if (r->batch_samples_pending >= RNG_BATCH_WORDS)
+		r->batch_overwrites++;
+	if (r->batch_samples_pending != UINT32_MAX)
+		r->batch_samples_pending++;
+	r->batch_samples++;
+	entropy_irq_restore(flags);
+}
+
+void add_timing_entropy(struct entropy_source *src, uint32_t datum)
+{
+	if (src)
+		rng_sample(src->rng, src, datum, 0);
+	else if (rng_default)
+		rng_sample(rng_default, NULL, datum, 1);
+}
+
+void add_untrusted_entropy(struct rng *r, uint32_t datum)
+{
+	rng_sample(r, r->untrusted_sink, datum, 1);
+}
+
+/**********************************************************************
+ * Timer tick: flush the batch into a pool (patch 4/4)
+ **********************************************************************/
+
+unsigned rng_batch_flush(struct rng *r)
+{
+	struct rng_pool *target;
+	unsigned long flags;
+	uint32_t credit, samples;
+	unsigned credited;
+
+	flags = entropy_irq_save();
+	credit = r->batch_credit;
+	samples = r->batch_samples_pending;
+	r->batch_pos = 0;
+	r->batch_credit = 0;
+	r->batch_samples_pending = 0;
+	entropy_irq_restore(flags);
+
+	/* Fill the primary; while it is full, fill the secondary; go back to
+	 * the primary as soon as reads have drained it (4/4). */
+	target = &r->primary;
+	if (target->entropy_count >= RNG_POOL_BITS(target))
+		target = &r->secondary;
+	r->batch_target = target;
+
+	if (credit > RNG_BATCH_WORDS)
+		credit = RNG_BATCH_WORDS;
+	if (samples > RNG_BATCH_WORDS)
+		samples = RNG_BATCH_WORDS;
+	rng_mix_words(target, r->batch, samples);
+	credited = rng_credit(target, credit);
+	r->credited_bits += credited;
+	r->batch_flushes++;
+	return credited;
+}
