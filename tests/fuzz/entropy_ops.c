@@ -1,0 +1,189 @@
+/* Drives entropy/ with arbitrary operations and checks its invariants. */
+/*
+ * Shared by the seeded property test (tests/unit/test_entropy_props.c)
+ * and the libFuzzer target (tests/fuzz/fuzz_entropy.c). One operation is
+ * (op, a, b): a sample on one of four sources or a NULL handle, a flush,
+ * a /dev/random or /dev/urandom read, a capture toggle, an estimator
+ * switch, an untrusted flood. After every operation ops_step() checks the
+ * invariants and returns a message naming the first one broken, or NULL.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "entropy.h"
+#include "entropy_ops.h"
+
+extern uint64_t stub_time, stub_time_step;
+extern uint32_t stub_switches, stub_clock_khz;
+extern int stub_irq_depth, stub_irq_max_depth;
+void stub_reset(void);
+
+static const uint32_t ops_clocks[] = { 0, 1, 1193, 33000, 1000000, 2500000, UINT32_MAX };
+static const uint32_t ops_grans[] = { 0, 1, 9, 1000, 33000, UINT32_MAX };
+
+void ops_init(struct ops_world *w, uint32_t seed)
+{
+	static const char *names[OPS_SOURCES] = { "keyboard", "mouse", "ne2k0", "ata0" };
+	unsigned i;
+
+	stub_reset();
+	memset(w, 0, sizeof(*w));
+	stub_clock_khz = ops_clocks[seed % (sizeof(ops_clocks) / sizeof(ops_clocks[0]))];
+	rng_init(&w->r, (seed >> 4) & 1 ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON);
+	rng_set_default(&w->r);
+	for (i = 0; i < OPS_SOURCES; i++)
+		create_entropy_source(&w->r, &w->src[i], names[i], (int)i, i != 2,
+			ops_grans[(seed >> (8 + 3 * i)) % (sizeof(ops_grans) / sizeof(ops_grans[0]))]);
+	w->r.untrusted_sink = &w->src[2];
+	stub_time = (uint64_t)seed << 20;
+}
+
+static int ops_pool_ok(const struct rng_pool *p)
+{
+	return p->entropy_count >= 0 && p->entropy_count <= (int)p->poolwords * 32 &&
+	       p->add_ptr < p->poolwords && p->input_rotate < 32;
+}
+
+#define OPS_FAIL(...) do { snprintf(w->msg, sizeof(w->msg), __VA_ARGS__); return w->msg; } while (0)
+
+static const char *ops_check(struct ops_world *w)
+{
+	struct rng *r = &w->r;
+	unsigned i;
+
+	if (r->random_bytes * 8 > r->credited_bits)
+		OPS_FAIL("conservation broken: random_bytes %llu * 8 > credited_bits %llu",
+			(unsigned long long)r->random_bytes, (unsigned long long)r->credited_bits);
+	if (!ops_pool_ok(&r->primary) || !ops_pool_ok(&r->secondary))
+		OPS_FAIL("pool state out of range: primary %d secondary %d bits",
+			r->primary.entropy_count, r->secondary.entropy_count);
+	if (r->xfer_credited_bits > r->xfer_taken_bits)
+		OPS_FAIL("transfers credited the secondary %llu bits but took %llu from the primary",
+			(unsigned long long)r->xfer_credited_bits, (unsigned long long)r->xfer_taken_bits);
+	if (r->batch_pos >= RNG_BATCH_WORDS || r->batch_credit > RNG_BATCH_WORDS)
+		OPS_FAIL("batch state out of range: pos %u credit %u", r->batch_pos, r->batch_credit);
+	if (stub_irq_depth != 0)
+		OPS_FAIL("interrupts left masked (depth %d)", stub_irq_depth);
+	for (i = 0; i < OPS_SOURCES; i++)
+		if (!w->src[i].trusted && w->src[i].bits != 0)
+			OPS_FAIL("untrusted source %s has bits=%llu", w->src[i].name,
+				(unsigned long long)w->src[i].bits);
+	return NULL;
+}
+
+static int ops_energy(const struct rng *r)
+{
+	return r->primary.entropy_count + r->secondary.entropy_count;
+}
+
+static void ops_sample(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
+{
+	unsigned which = a % (OPS_SOURCES + 1);
+
+	/* b is the clock step as a signed number: time may go backwards,
+	 * and bit 0x40 of op jumps the high word. */
+	stub_time += (uint64_t)(int64_t)(int32_t)b;
+	if (op & 0x40)
+		stub_time += (uint64_t)(a >> 8) << 32;
+	if (op & 0x80)
+		stub_switches++;
+	if (which == OPS_SOURCES)
+		add_timing_entropy(NULL, a);
+	else if (which == 2 && (op & 0x20))
+		add_untrusted_entropy(&w->r, a);
+	else
+		add_timing_entropy(&w->src[which], a);
+}
+
+static const char *ops_read_random(struct ops_world *w, uint32_t a)
+{
+	struct rng *r = &w->r;
+	size_t len = a % (OPS_BUF + 1);
+	int before = ops_energy(r), primary = r->primary.entropy_count;
+	size_t n = rng_read_random(r, w->buf, len);
+	size_t cap = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
+
+	if ((size_t)primary / 8 < cap)
+		cap = (size_t)primary / 8;
+	if (n != cap)
+		OPS_FAIL("random read of %zu with primary %d bits served %zu, want %zu", len, primary, n, cap);
+	if (ops_energy(r) > before - 8 * (int)n)
+		OPS_FAIL("random read of %zu bytes lowered pool entropy only from %d to %d",
+			n, before, ops_energy(r));
+	return NULL;
+}
+
+static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
+{
+	struct rng *r = &w->r;
+	size_t len = a % (OPS_BUF + 1);
+	int before = ops_energy(r);
+	uint64_t served = r->urandom_bytes;
+
+	rng_read_urandom(r, w->buf, len);
+	if (r->urandom_bytes != served + len)
+		OPS_FAIL("urandom_bytes did not grow by %zu", len);
+	if (ops_energy(r) > before)
+		OPS_FAIL("urandom read raised pool entropy from %d to %d", before, ops_energy(r));
+	return NULL;
+}
+
+static const char *ops_flush(struct ops_world *w)
+{
+	struct rng *r = &w->r;
+	int before = ops_energy(r);
+	uint64_t credited = r->credited_bits;
+	unsigned got = rng_batch_flush(r);
+
+	if (got > RNG_BATCH_WORDS)
+		OPS_FAIL("flush credited %u bits, cap is %u", got, RNG_BATCH_WORDS);
+	if (r->credited_bits != credited + got || ops_energy(r) != before + (int)got)
+		OPS_FAIL("flush returned %u but credited_bits grew by %llu and the pools by %d", got,
+			(unsigned long long)(r->credited_bits - credited), ops_energy(r) - before);
+	return NULL;
+}
+
+const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
+{
+	const char *err = NULL;
+	unsigned i;
+
+	switch (op % 12) {
+	case 0: case 1: case 2: case 3: case 4:
+		ops_sample(w, op, a, b);
+		break;
+	case 5: case 6:
+		err = ops_flush(w);
+		break;
+	case 7:
+		err = ops_read_random(w, a);
+		break;
+	case 8:
+		err = ops_read_urandom(w, a);
+		break;
+	case 9:
+		i = a % OPS_SOURCES;
+		if (w->src[i].capture)
+			rng_capture_stop(&w->src[i]);
+		else
+			rng_capture_start(&w->src[i], &w->cap[i]);
+		break;
+	case 10:
+		w->r.estimator = (b & 1) ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON;
+		for (i = 0; i < OPS_SOURCES; i++) {
+			uint32_t raw, shifted;
+
+			while (rng_capture_read(&w->cap[i], &raw, &shifted))
+				;
+		}
+		break;
+	case 11:
+		for (i = 0; i < (a & 1023); i++) {
+			stub_time += b & 0xff;
+			add_timing_entropy(&w->src[2], i);
+		}
+		break;
+	}
+	return err ? err : ops_check(w);
+}

@@ -1,0 +1,24 @@
+/* Operation driver for entropy/ property and fuzz tests (entropy_ops.c). */
+#ifndef ENTROPY_OPS_H
+#define ENTROPY_OPS_H
+
+#include <stdint.h>
+
+#include "entropy.h"
+
+#define OPS_SOURCES 4
+#define OPS_BUF 4096
+
+struct ops_world {
+	struct rng r;
+	struct entropy_source src[OPS_SOURCES];   /* keyboard, mouse, ne2k0 (untrusted), ata0 */
+	struct rng_capture cap[OPS_SOURCES];
+	uint8_t buf[OPS_BUF];
+	char msg[200];
+};
+
+void ops_init(struct ops_world *w, uint32_t seed);
+/* Apply one operation; NULL if every invariant still holds, else why not. */
+const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b);
+
+#endif
