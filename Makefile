@@ -1,0 +1,120 @@
+# rand86: a bare-metal x86 interrupt-entropy appliance.
+# `make` builds build/rand86.elf; `make run` boots it; `make test` tests it.
+
+BUILD     := build
+PYTHON    := /usr/bin/python3
+CC        := gcc
+VERSION   := 0.1.0
+
+# --- newlib, built once from Debian's newlib-source into build/ ---
+NEWLIB_TAR    := /usr/src/newlib/newlib-3.3.0.tar.xz
+NEWLIB_PREFIX := $(BUILD)/newlib
+NEWLIB_STAMP  := $(NEWLIB_PREFIX)/.built
+NEWLIB_CC     := gcc -m32 -march=i386 -ffreestanding -fno-pic -fno-stack-protector
+NEWLIB_INC    := $(NEWLIB_PREFIX)/i386-elf/include
+NEWLIB_LIBC   := $(NEWLIB_PREFIX)/i386-elf/lib/libc.a
+
+# --- the kernel ---
+KCFLAGS := -m32 -march=i386 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 -mgeneral-regs-only \
+	-O2 -g -std=gnu11 -Wall -Wextra -Werror -nostdinc \
+	-isystem $(NEWLIB_INC) -isystem $(shell gcc -m32 -print-file-name=include) \
+	-I. -Iarch/x86 -Ientropy -DRAND86_VERSION='"$(VERSION)"'
+KASFLAGS := -m32 -march=i386 -I. -Iarch/x86
+KLDFLAGS := -m elf_i386 -T link.ld -nostdlib -z noexecstack --no-warn-rwx-segments
+
+include entropy/entropy.mk
+
+KSRCS := $(wildcard boot/*.c arch/x86/*.c drivers/*.c lib/*.c) $(ENTROPY_SRCS)
+KASMS := $(wildcard boot/*.S arch/x86/*.S)
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS)) $(patsubst %.S,$(BUILD)/k/%.o,$(KASMS))
+LIBGCC := $(shell gcc -m32 -print-libgcc-file-name)
+
+.PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest
+all: $(BUILD)/rand86.elf
+
+deps:
+	@scripts/deps
+
+$(NEWLIB_STAMP): | deps
+	rm -rf $(BUILD)/newlib-src $(BUILD)/newlib-obj
+	mkdir -p $(BUILD)/newlib-src $(BUILD)/newlib-obj
+	tar -C $(BUILD)/newlib-src -xf $(NEWLIB_TAR)
+	cd $(BUILD)/newlib-obj && ../newlib-src/newlib-salsa/configure \
+		--target=i386-elf --prefix=$(abspath $(NEWLIB_PREFIX)) \
+		--disable-newlib-supplied-syscalls --enable-newlib-nano-formatted-io \
+		--disable-newlib-io-float --disable-multilib --disable-nls \
+		CC_FOR_TARGET="$(NEWLIB_CC)" AS_FOR_TARGET="as --32" \
+		LD_FOR_TARGET="ld -m elf_i386" AR_FOR_TARGET=ar RANLIB_FOR_TARGET=ranlib \
+		> ../newlib-configure.log 2>&1
+	$(MAKE) -C $(BUILD)/newlib-obj all-target-newlib > $(BUILD)/newlib-build.log 2>&1 || \
+		{ tail -30 $(BUILD)/newlib-build.log; exit 1; }
+	$(MAKE) -C $(BUILD)/newlib-obj install-target-newlib > $(BUILD)/newlib-install.log 2>&1
+	rm -rf $(BUILD)/newlib-src $(BUILD)/newlib-obj
+	touch $@
+
+$(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/k/%.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(KASFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/rand86.elf: $(KOBJS) link.ld $(NEWLIB_STAMP)
+	@echo "  LD      $@"
+	@ld $(KLDFLAGS) -o $@ $(KOBJS) $(NEWLIB_LIBC) $(LIBGCC)
+	@size $@
+
+-include $(KOBJS:.o=.d)
+
+# --- boot media ---
+iso: $(BUILD)/rand86.iso
+$(BUILD)/rand86.iso: $(BUILD)/rand86.elf boot/grub.cfg
+	rm -rf $(BUILD)/isodir && mkdir -p $(BUILD)/isodir/boot/grub
+	cp $(BUILD)/rand86.elf $(BUILD)/isodir/boot/rand86.elf
+	cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# --- running ---
+ACCEL = $(shell scripts/accel $(BUILD)/rand86.elf)
+QEMU_COMMON = qemu-system-i386 -accel $(ACCEL) -m 16 -device isa-debug-exit,iobase=0xf4,iosize=4
+RUN_APPEND ?=
+
+run: deps $(BUILD)/rand86.elf
+	@echo "rand86: booting under $(ACCEL); console on this terminal (Ctrl-A X quits QEMU)."
+	@echo "rand86: COM2 (stream port) is a host pseudo-terminal: QEMU prints its path as 'char device redirected to /dev/pts/N (label com2)'."
+	$(QEMU_COMMON) -display none -chardev stdio,id=com1,mux=on,signal=off -serial chardev:com1 \
+		-mon chardev=com1,mode=readline -chardev pty,id=com2 -serial chardev:com2 \
+		-kernel $(BUILD)/rand86.elf -append "$(RUN_APPEND)"
+
+# --- tests ---
+HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Werror -I. -Ilib
+LIB_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_lib_*.c))
+
+$(BUILD)/host/test_lib_%: tests/unit/test_lib_%.c lib/options.c lib/num.c lib/lineedit.c lib/fmt.c | deps
+	@mkdir -p $(dir $@)
+	gcc $(HOST_CFLAGS) -o $@ $^ -lcmocka
+
+test-lib: $(LIB_TESTS)
+	@for t in $(LIB_TESTS); do echo "== $$t"; $$t || exit 1; done
+
+test-host: test-lib test-entropy
+
+PYTEST_ARGS ?=
+test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
+	cd tests/qemu && $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
+
+test: deps
+	$(MAKE) test-host
+	$(MAKE) test-qemu
+
+clean:
+	rm -rf $(BUILD)/k $(BUILD)/host $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/isodir
+
+distclean:
+	rm -rf $(BUILD)

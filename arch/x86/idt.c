@@ -1,0 +1,104 @@
+/* IDT: exception reports and IRQ dispatch through the 8259. */
+#include <stdint.h>
+#include "cpu.h"
+#include "io.h"
+#include "boot/kernel.h"
+
+struct __attribute__((packed)) idt_entry {
+	uint16_t off_lo, sel;
+	uint8_t zero, type;
+	uint16_t off_hi;
+};
+struct __attribute__((packed)) idt_ptr { uint16_t limit; uint32_t base; };
+
+#define IDT_INTGATE32 0x8E           /* present, ring 0, 32-bit interrupt gate */
+#define IDT_VECTORS (IRQ_BASE + IRQ_COUNT)
+
+extern const uint32_t isr_table[IDT_VECTORS];
+static struct idt_entry idt[IDT_VECTORS];
+static irq_handler_t irq_handlers[IRQ_COUNT];
+volatile uint64_t irq_counts[IRQ_COUNT];
+volatile uint32_t irq_spurious;
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+	"invalid opcode", "device not available", "double fault", "coprocessor overrun",
+	"invalid TSS", "segment not present", "stack fault", "general protection",
+	"page fault", "reserved", "x87 error", "alignment check", "machine check",
+	"SIMD error", "virtualization", "control protection", "reserved", "reserved",
+	"reserved", "reserved", "reserved", "reserved", "reserved", "VMM communication",
+	"security", "reserved",
+};
+
+void idt_init(void)
+{
+	for (int v = 0; v < IDT_VECTORS; v++) {
+		idt[v].off_lo = isr_table[v] & 0xFFFF;
+		idt[v].off_hi = isr_table[v] >> 16;
+		idt[v].sel = 0x08;
+		idt[v].zero = 0;
+		idt[v].type = IDT_INTGATE32;
+	}
+	struct idt_ptr p = { sizeof(idt) - 1, (uint32_t)idt };
+	__asm__ volatile("lidt %0" :: "m"(p));
+}
+
+void irq_register(int irq, irq_handler_t handler)
+{
+	irq_handlers[irq] = handler;
+	pic_unmask(irq);
+}
+
+static void exception_report(const struct regs *r)
+{
+	uint32_t cr2;
+	__asm__ volatile("movl %%cr2, %0" : "=r"(cr2));
+	panic_printf("\r\n*** exception %u (%s) error=0x%08x eip=0x%08x cs=0x%04x eflags=0x%08x cr2=0x%08x\r\n"
+		"    eax=%08x ebx=%08x ecx=%08x edx=%08x\r\n"
+		"    esi=%08x edi=%08x ebp=%08x esp=%08x\r\n"
+		"*** halted\r\n",
+		(unsigned)r->vector, exception_names[r->vector], (unsigned)r->error,
+		(unsigned)r->eip, (unsigned)r->cs, (unsigned)r->eflags, (unsigned)cr2,
+		(unsigned)r->eax, (unsigned)r->ebx, (unsigned)r->ecx, (unsigned)r->edx,
+		(unsigned)r->esi, (unsigned)r->edi, (unsigned)r->ebp,
+		(unsigned)((uint32_t)r + sizeof(*r)));
+	cpu_halt_forever();
+}
+
+void isr_dispatch(struct regs *r)
+{
+	if (r->vector < 32) {
+		exception_report(r);
+		return;
+	}
+	int irq = r->vector - IRQ_BASE;
+	if (pic_is_spurious(irq)) {
+		irq_spurious++;
+		return;
+	}
+	irq_counts[irq]++;
+	if (irq_handlers[irq])
+		irq_handlers[irq](irq);
+	pic_eoi(irq);
+}
+
+void cpu_halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+void cpu_reboot(void)
+{
+	cpu_cli();
+	/* i8042 pulse of the reset line (command 0xFE), after waiting for its input buffer. */
+	for (int i = 0; i < 100000 && (inb(0x64) & 0x02); i++)
+		io_delay();
+	outb(0x64, 0xFE);
+	for (int i = 0; i < 100000; i++)
+		io_delay();
+	/* Still here: triple fault through an empty IDT. */
+	struct idt_ptr p = { 0, 0 };
+	__asm__ volatile("lidt %0; int $3" :: "m"(p));
+	cpu_halt_forever();
+}

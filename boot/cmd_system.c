@@ -1,0 +1,68 @@
+/* System commands: status, reboot, halt. */
+#include "boot/commands.h"
+#include "boot/shell.h"
+#include "boot/kernel.h"
+#include "cpu.h"
+#include "io.h"
+#include "lib/num.h"
+#include "drivers/serial.h"
+#include "lib/fmt.h"
+
+#define DEBUG_EXIT_PORT 0xF4     /* QEMU isa-debug-exit: exits with (code << 1) | 1 */
+
+int cmd_status(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_error("usage: status");
+	const struct rng *r = &rng_live;
+	char b[U64_STR_LEN];
+	kprintf("version: %s\r\n", RAND86_VERSION);
+	kprintf("uptime_ms: %s\r\n", u64_str(b, clock_ms()));
+	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
+	kprintf("clock: %s\r\n", clock_is_tsc() ? "tsc" : "pit");
+	kprintf("hz: %lu\r\n", (unsigned long)pit_hz());
+	kprintf("credit: %s\r\n", r->estimator == RNG_CREDIT_TSO ? "tso" : "xymoron");
+	kprintf("primary_bits: %d\r\n", r->primary.entropy_count);
+	kprintf("secondary_bits: %d\r\n", r->secondary.entropy_count);
+	kprintf("credited_bits: %s\r\n", u64_str(b, r->credited_bits));
+	kprintf("random_bytes: %s\r\n", u64_str(b, r->random_bytes));
+	kprintf("urandom_bytes: %s\r\n", u64_str(b, r->urandom_bytes));
+	kprintf("batch_samples: %s\r\n", u64_str(b, r->batch_samples));
+	kprintf("batch_flushes: %s\r\n", u64_str(b, r->batch_flushes));
+	kprintf("batch_overwrites: %s\r\n", u64_str(b, r->batch_overwrites));
+	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
+	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kernel_passes);
+	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
+	return 0;
+}
+
+int cmd_reboot(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_error("usage: reboot");
+	kprintf("ok\r\n");
+	serial_drain(COM1, 1000);
+	cpu_reboot();
+}
+
+int cmd_halt(int argc, char **argv)
+{
+	uint32_t code = 0;
+	if (argc > 2)
+		return cmd_error("usage: halt [CODE]");
+	if (argc == 2) {
+		int rc = parse_u32_range(argv[1], 0, 255, &code);
+		if (rc == -1)
+			return cmd_error("halt: '%s' is not a number", argv[1]);
+		if (rc == -2)
+			return cmd_error("halt: code must be 0..255");
+	}
+	kprintf("ok\r\n");
+	serial_drain(COM1, 1000);
+	outb(DEBUG_EXIT_PORT, (uint8_t)code);
+	/* Not under QEMU's isa-debug-exit: stop here. */
+	panic_printf("halted\r\n");
+	cpu_halt_forever();
+}

@@ -1,0 +1,128 @@
+/* COM1 console: line editing, dispatch, and the ok/error reply framing of SPEC.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "boot/shell.h"
+#include "boot/commands.h"
+#include "boot/kernel.h"
+#include "drivers/serial.h"
+#include "lib/lineedit.h"
+
+#define PROMPT "rand86> "
+#define MAX_ARGS 8
+
+static struct lineedit le;
+
+static const struct command commands[] = {
+	{ "help", "help                      list the commands", cmd_help },
+	{ "status", "status                    clock, pools and counters as key: value", cmd_status },
+	{ "reboot", "reboot                    reset the machine", cmd_reboot },
+	{ "halt", "halt [CODE]               write CODE (0..255) to port 0xf4 and halt", cmd_halt },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cmd_help(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		kprintf("%s\r\n", commands[i].usage);
+	return 0;
+}
+
+int cmd_error(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	kprintf("error: %s\r\n", buf);
+	return -1;
+}
+
+int cmd_interrupted(void)
+{
+	return console_break;
+}
+
+int shell_input_pending(void)
+{
+	return serial_rx_pending(COM1);
+}
+
+static int split(char *line, char **argv)
+{
+	int argc = 0;
+	char *p = line;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (argc == MAX_ARGS)
+			return -1;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	return argc;
+}
+
+static void run_line(char *line)
+{
+	char *argv[MAX_ARGS + 1];
+	int argc = split(line, argv);
+	if (argc == 0)
+		return;                   /* an empty line is no command: just a new prompt */
+	if (argc < 0) {
+		cmd_error("too many arguments (max %d)", MAX_ARGS - 1);
+		return;
+	}
+	argv[argc] = NULL;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(argv[0], commands[i].name) != 0)
+			continue;
+		console_break = 0;
+		console_command_running = 1;
+		int rc = commands[i].run(argc, argv);
+		console_command_running = 0;
+		console_break = 0;
+		if (rc == 0)
+			kprintf("ok\r\n");
+		return;
+	}
+	cmd_error("unknown command '%s' (try help)", argv[0]);
+}
+
+void shell_start(void)
+{
+	le_reset(&le);
+	kprintf(PROMPT);
+}
+
+void shell_poll(void)
+{
+	int c;
+	/* Bounded per call so a flood of input cannot keep the main loop from passing. */
+	for (int n = 0; n < 64 && (c = serial_getc(COM1)) >= 0; n++) {
+		char echo[4];
+		size_t elen;
+		enum le_event ev = le_feed(&le, (uint8_t)c, echo, &elen);
+		if (elen)
+			console_write(echo, elen);
+		switch (ev) {
+		case LE_NONE:
+			continue;
+		case LE_LINE:
+			run_line(le.buf);
+			break;
+		case LE_CANCEL:
+			break;
+		case LE_TOO_LONG:
+			cmd_error("line too long (max %d)", LINE_MAX_CHARS);
+			break;
+		}
+		le_reset(&le);
+		kprintf(PROMPT);
+	}
+}

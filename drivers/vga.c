@@ -1,0 +1,87 @@
+/* VGA text console at 0xB8000. */
+#include "vga.h"
+#include "io.h"
+
+#define VGA_TEXT      ((volatile uint16_t *)0xB8000)
+#define VGA_ATTR_LOG  0x07          /* light grey on black */
+#define VGA_CRTC_INDEX 0x3D4
+#define VGA_CRTC_DATA  0x3D5
+#define VGA_CRTC_CURSOR_START 0x0A
+#define VGA_CURSOR_OFF 0x20
+
+static int present, mirror = 1, row, col;
+
+static inline uint16_t cell(char c, uint8_t attr) { return (uint16_t)((uint8_t)c | attr << 8); }
+
+int vga_init(void)
+{
+	/* Text memory that does not keep what is written is no VGA (or MDA-only). */
+	volatile uint16_t *t = VGA_TEXT;
+	uint16_t old = t[0];
+	t[0] = 0x1234;
+	int ok = t[0] == 0x1234;
+	t[0] = old;
+	if (!ok)
+		return -1;
+	present = 1;
+	outb(VGA_CRTC_INDEX, VGA_CRTC_CURSOR_START);
+	outb(VGA_CRTC_DATA, VGA_CURSOR_OFF);
+	vga_clear(VGA_ATTR_LOG);
+	return 0;
+}
+
+int vga_present(void) { return present; }
+void vga_set_mirror(int on) { mirror = on; }
+
+void vga_clear(uint8_t attr)
+{
+	if (!present)
+		return;
+	for (int i = 0; i < VGA_COLS * VGA_ROWS; i++)
+		VGA_TEXT[i] = cell(' ', attr);
+	row = col = 0;
+}
+
+static void vga_scroll(void)
+{
+	volatile uint16_t *t = VGA_TEXT;
+	for (int i = 0; i < VGA_COLS * (VGA_ROWS - 1); i++)
+		t[i] = t[i + VGA_COLS];
+	for (int i = 0; i < VGA_COLS; i++)
+		t[VGA_COLS * (VGA_ROWS - 1) + i] = cell(' ', VGA_ATTR_LOG);
+	row = VGA_ROWS - 1;
+}
+
+void vga_write(const char *s, size_t n)
+{
+	if (!present || !mirror)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '\r') {
+			col = 0;
+		} else if (c == '\n') {
+			if (++row >= VGA_ROWS)
+				vga_scroll();
+		} else if (c == '\b') {
+			if (col > 0)
+				col--;
+		} else if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7F) {
+			if (col >= VGA_COLS) {
+				col = 0;
+				if (++row >= VGA_ROWS)
+					vga_scroll();
+			}
+			VGA_TEXT[row * VGA_COLS + col++] = cell(c, VGA_ATTR_LOG);
+		}
+	}
+}
+
+void vga_put_at(int r, int c, uint8_t attr, const char *s)
+{
+	if (!present || r < 0 || r >= VGA_ROWS)
+		return;
+	for (; *s && c < VGA_COLS; s++, c++)
+		if (c >= 0)
+			VGA_TEXT[r * VGA_COLS + c] = cell(*s, attr);
+}

@@ -1,0 +1,123 @@
+/* Boot option parser: `key=value` words, warnings for anything unknown or bad. */
+#include <string.h>
+#include "options.h"
+#include "num.h"
+
+void options_defaults(struct boot_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hz = 100;
+	o->baud = 115200;
+	o->stream = STREAM_RANDOM;
+	o->credit = CREDIT_XYMORON;
+	o->ata = ATA_UNTRUSTED;
+	o->net = NET_UNTRUSTED;
+	o->ne2k_io = 0x300;
+	o->ne2k_irq = 9;
+}
+
+static const char *const stream_names[] = { "random", "urandom", "off" };
+static const char *const credit_names[] = { "xymoron", "tso" };
+static const char *const ata_names[] = { "untrusted", "trusted", "off" };
+static const char *const net_names[] = { "untrusted", "off" };
+
+const char *stream_mode_name(enum stream_mode m) { return stream_names[m]; }
+const char *credit_mode_name(enum credit_mode m) { return credit_names[m]; }
+
+static int pick(const char *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* 16550 divisors of 115200: only rates the UART can produce exactly. */
+static int baud_ok(uint32_t b)
+{
+	return b >= 1200 && b <= 115200 && 115200 % b == 0;
+}
+
+/* ne2k=IO,IRQ: an ISA I/O base (0x200..0x3E0, 32-byte aligned) and IRQ 2..15. */
+static int parse_ne2k(char *v, struct boot_options *o)
+{
+	char *comma = strchr(v, ',');
+	uint32_t io, irq;
+	if (!comma)
+		return -1;
+	*comma = '\0';
+	if (parse_u32_range(v, 0x200, 0x3E0, &io) < 0 || (io & 0x1F) ||
+	    parse_u32_range(comma + 1, 2, 15, &irq) < 0)
+		return -1;
+	o->ne2k_given = 1;
+	o->ne2k_io = io;
+	o->ne2k_irq = irq;
+	return 0;
+}
+
+/* Apply one key=value word (modified in place); -1 if it is to be ignored. */
+static int apply(struct boot_options *o, char *word)
+{
+	char *eq = strchr(word, '=');
+	char *v = eq + 1;
+	uint32_t n;
+	int i;
+	*eq = '\0';
+	if (strcmp(word, "hz") == 0) {
+		if (parse_u32_range(v, 18, 1000, &n) < 0)
+			return -1;
+		o->hz = n;
+	} else if (strcmp(word, "baud") == 0) {
+		if (parse_u32(v, &n) < 0 || !baud_ok(n))
+			return -1;
+		o->baud = n;
+	} else if (strcmp(word, "stream") == 0) {
+		if ((i = pick(v, stream_names, 3)) < 0)
+			return -1;
+		o->stream = (enum stream_mode)i;
+	} else if (strcmp(word, "credit") == 0) {
+		if ((i = pick(v, credit_names, 2)) < 0)
+			return -1;
+		o->credit = (enum credit_mode)i;
+	} else if (strcmp(word, "ata") == 0) {
+		if ((i = pick(v, ata_names, 3)) < 0)
+			return -1;
+		o->ata = (enum ata_mode)i;
+	} else if (strcmp(word, "net") == 0) {
+		if ((i = pick(v, net_names, 2)) < 0)
+			return -1;
+		o->net = (enum net_mode)i;
+	} else if (strcmp(word, "ne2k") == 0) {
+		return parse_ne2k(v, o);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+void options_parse(struct boot_options *o, const char *cmdline,
+	void (*warn)(const char *word, void *ctx), void *ctx)
+{
+	char word[OPT_WORD_MAX + 1], orig[OPT_WORD_MAX + 1];
+	const char *p = cmdline;
+	if (!p)
+		return;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		size_t len = 0;
+		while (p[len] && p[len] != ' ' && p[len] != '\t')
+			len++;
+		size_t keep = len > OPT_WORD_MAX ? OPT_WORD_MAX : len;
+		memcpy(word, p, keep);
+		word[keep] = '\0';
+		p += len;
+		if (!strchr(word, '='))
+			continue;                 /* the kernel path, or a bare word */
+		memcpy(orig, word, keep + 1);
+		if (len > OPT_WORD_MAX || apply(o, word) < 0)
+			warn(orig, ctx);
+	}
+}

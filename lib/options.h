@@ -1,0 +1,32 @@
+/* Boot options from the multiboot command line (SPEC.md "Boot options"). */
+#ifndef RAND86_OPTIONS_H
+#define RAND86_OPTIONS_H
+#include <stdint.h>
+
+enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
+enum credit_mode { CREDIT_XYMORON, CREDIT_TSO };
+enum ata_mode { ATA_UNTRUSTED, ATA_TRUSTED, ATA_OFF };
+enum net_mode { NET_UNTRUSTED, NET_OFF };
+
+struct boot_options {
+	uint32_t hz;
+	uint32_t baud;
+	enum stream_mode stream;
+	enum credit_mode credit;
+	enum ata_mode ata;
+	enum net_mode net;
+	int ne2k_given;               /* ne2k=IO,IRQ was given: no default probe */
+	uint32_t ne2k_io, ne2k_irq;
+};
+
+#define OPT_WORD_MAX 200               /* longer words are reported truncated */
+
+void options_defaults(struct boot_options *o);
+/* Parse `cmdline` into o. For each ignored word, warn(word, ctx) is called;
+ * the default stays in force. Words without '=' are skipped silently. */
+void options_parse(struct boot_options *o, const char *cmdline,
+	void (*warn)(const char *word, void *ctx), void *ctx);
+
+const char *stream_mode_name(enum stream_mode m);
+const char *credit_mode_name(enum credit_mode m);
+#endif

@@ -1,0 +1,313 @@
+"""Drive a rand86 QEMU instance: COM1/COM2 over Unix sockets, QMP over a socket.
+
+Standard library only. Every wait has a timeout; close() always ends QEMU.
+"""
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ELF = os.path.join(ROOT, "build", "rand86.elf")
+ISO = os.path.join(ROOT, "build", "rand86.iso")
+PROMPT = b"rand86> "
+
+
+_ACCEL = None
+
+
+def accel():
+    """kvm or tcg, decided once by scripts/accel (a probe boot under KVM)."""
+    global _ACCEL
+    if _ACCEL is None:
+        _ACCEL = subprocess.run([os.path.join(ROOT, "scripts", "accel"), ELF],
+                                stdout=subprocess.PIPE, check=True).stdout.decode().strip()
+    return _ACCEL
+
+
+class Timeout(AssertionError):
+    pass
+
+
+class SerialPort:
+    """A QEMU serial chardev socket, read by a thread into a buffer."""
+
+    def __init__(self, path, connect_timeout=30):
+        self.buf = bytearray()
+        self.pos = 0                     # start of unconsumed data
+        self.cond = threading.Condition()
+        self.closed = False
+        deadline = time.monotonic() + connect_timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise Timeout("could not connect to %s" % path)
+                time.sleep(0.02)
+        self.thread = threading.Thread(target=self._reader, daemon=True)
+        self.thread.start()
+
+    def _reader(self):
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                data = b""
+            with self.cond:
+                if not data:
+                    self.closed = True
+                    self.cond.notify_all()
+                    return
+                self.buf += data
+                self.cond.notify_all()
+
+    def write(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.sock.sendall(data)
+
+    def expect(self, pattern, timeout=20):
+        """Wait for regex `pattern` (bytes) after the consumed point; consume through it."""
+        rx = re.compile(pattern if isinstance(pattern, bytes) else pattern.encode(), re.S)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                m = rx.search(self.buf, self.pos)
+                if m:
+                    self.pos = m.end()
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed:
+                    tail = bytes(self.buf[self.pos:])[-600:]
+                    raise Timeout("timed out (%ss) waiting for %r; unconsumed tail: %r"
+                                  % (timeout, pattern, tail))
+                self.cond.wait(min(left, 0.5))
+
+    def read_exact(self, n, timeout=60):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while len(self.buf) - self.pos < n:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed:
+                    raise Timeout("timed out waiting for %d bytes (have %d)"
+                                  % (n, len(self.buf) - self.pos))
+                self.cond.wait(min(left, 0.5))
+            data = bytes(self.buf[self.pos:self.pos + n])
+            self.pos += n
+            return data
+
+    def unconsumed(self):
+        with self.cond:
+            return bytes(self.buf[self.pos:])
+
+    def available(self):
+        with self.cond:
+            return len(self.buf) - self.pos
+
+    def skip_all(self):
+        with self.cond:
+            self.pos = len(self.buf)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class QMP:
+    def __init__(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise Timeout("could not connect to QMP at %s" % path)
+                time.sleep(0.02)
+        self.sock.settimeout(timeout)
+        self.rfile = self.sock.makefile("rb")
+        self._read()                      # greeting
+        self.execute("qmp_capabilities")
+
+    def _read(self):
+        while True:
+            line = self.rfile.readline()
+            if not line:
+                raise Timeout("QMP connection closed")
+            msg = json.loads(line)
+            if "event" in msg:
+                continue
+            return msg
+
+    def execute(self, cmd, **args):
+        req = {"execute": cmd}
+        if args:
+            req["arguments"] = args
+        self.sock.sendall(json.dumps(req).encode() + b"\n")
+        msg = self._read()
+        if "error" in msg:
+            raise RuntimeError("QMP %s failed: %s" % (cmd, msg["error"]))
+        return msg.get("return")
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+# Linux input key codes -> QEMU qcode names, for key injection.
+def key_event(qcode, down):
+    return {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}
+
+
+class Rand86:
+    """One QEMU running rand86. Use as a context manager."""
+
+    def __init__(self, append="", cpu=None, mem=None, com2=True, cdrom=None,
+                 extra=(), boot_timeout=60, wait_prompt=True):
+        self.dir = tempfile.mkdtemp(prefix="rand86-")
+        self.com1_path = os.path.join(self.dir, "com1.sock")
+        self.com2_path = os.path.join(self.dir, "com2.sock")
+        self.qmp_path = os.path.join(self.dir, "qmp.sock")
+        self.accel = accel()
+        argv = ["qemu-system-i386", "-accel", self.accel, "-display", "none",
+                "-no-reboot", "-nodefaults", "-vga", "std",
+                "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+                "-chardev", "socket,id=com1,path=%s,server=on,wait=on" % self.com1_path,
+                "-serial", "chardev:com1"]
+        if com2:
+            argv += ["-chardev", "socket,id=com2,path=%s,server=on,wait=off" % self.com2_path,
+                     "-serial", "chardev:com2"]
+        argv += ["-qmp", "unix:%s,server=on,wait=off" % self.qmp_path]
+        if cpu:
+            argv += ["-cpu", cpu]
+        if mem:
+            argv += ["-m", str(mem)]
+        if cdrom:
+            argv += ["-cdrom", cdrom, "-boot", "d"]
+        else:
+            argv += ["-kernel", ELF]
+            if append:
+                argv += ["-append", append]
+        argv += list(extra)
+        self.argv = argv
+        self.log = open(os.path.join(self.dir, "qemu.log"), "wb")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        self.com1 = self.com2 = self.qmp = None
+        try:
+            self.com1 = SerialPort(self.com1_path)
+            self.qmp = QMP(self.qmp_path)
+            if com2:
+                self.com2 = SerialPort(self.com2_path)
+            self.start = time.monotonic()
+            if wait_prompt:
+                self.boot_log = self.com1.expect(rb"(rand86 .*?)rand86> ", boot_timeout).group(1).decode()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- console ----
+    def send(self, data):
+        self.com1.write(data)
+
+    def cmd(self, line, timeout=30):
+        """Run a command; return (lines before the final line, final line)."""
+        self.com1.write(line + "\r")
+        m = self.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", timeout)
+        body = m.group(1).decode(errors="replace").split("\r\n")
+        # the first line is the echo of the command
+        if body and body[0] == line:
+            body = body[1:]
+        return body, m.group(2).decode()
+
+    def ok(self, line, timeout=30):
+        body, final = self.cmd(line, timeout)
+        assert final == "ok", "%r answered %r (body %r)" % (line, final, body)
+        return body
+
+    def settle(self, quiet=0.5, timeout=60):
+        """After noise: wait until COM1 is quiet, then drop any partial line."""
+        deadline = time.monotonic() + timeout
+        while True:
+            n = self.com1.available()
+            time.sleep(quiet)
+            if self.com1.available() == n:
+                break
+            if time.monotonic() > deadline:
+                raise Timeout("console never went quiet")
+        self.com1.skip_all()
+        self.send(b"\x03")
+        self.com1.expect(rb"\^C\r\nrand86> ", 20)
+
+    def status(self):
+        out = {}
+        for l in self.ok("status"):
+            if ": " in l and not l.startswith("#"):
+                k, v = l.split(": ", 1)
+                out[k] = v
+        return out
+
+    def sources(self):
+        out = {}
+        for l in self.ok("sources"):
+            parts = l.split()
+            if not parts or l.startswith("#"):
+                continue
+            fields = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+            out[parts[0]] = fields
+        return out
+
+    # ---- input ----
+    def key(self, qcode, gap=0.0):
+        self.qmp.execute("input-send-event", events=[key_event(qcode, True)])
+        self.qmp.execute("input-send-event", events=[key_event(qcode, False)])
+        if gap:
+            time.sleep(gap)
+
+    def mouse_move(self, dx, dy):
+        self.qmp.execute("input-send-event", events=[
+            {"type": "rel", "data": {"axis": "x", "value": dx}},
+            {"type": "rel", "data": {"axis": "y", "value": dy}}])
+
+    def exit_code(self, timeout=20):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Timeout("QEMU did not exit within %ss" % timeout)
+
+    def close(self):
+        for c in (self.com1, self.com2, self.qmp):
+            if c:
+                c.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+
+    def qemu_log(self):
+        with open(os.path.join(self.dir, "qemu.log"), "rb") as f:
+            return f.read().decode(errors="replace")

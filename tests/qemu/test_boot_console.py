@@ -1,0 +1,175 @@
+"""Boot and console behaviour of the real image under QEMU (issue 2, SPEC.md)."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from rand86 import ELF, ISO, ROOT, Rand86
+
+STATUS_KEYS = ["version", "uptime_ms", "cpu_khz", "clock", "hz", "credit",
+               "primary_bits", "secondary_bits", "credited_bits", "random_bytes",
+               "urandom_bytes", "batch_samples", "batch_flushes", "batch_overwrites"]
+
+
+def test_banner_is_first_line_and_boot_ends_with_prompt():
+    with Rand86() as vm:
+        assert vm.boot_log.startswith("rand86 "), vm.boot_log
+        first = vm.boot_log.split("\r\n")[0]
+        assert first.split()[0] == "rand86" and len(first.split()) == 2, first
+        assert vm.com1.unconsumed() == b"", "output after the prompt: %r" % vm.com1.unconsumed()
+
+
+def test_status_has_spec_keys_with_plausible_values():
+    with Rand86() as vm:
+        st = vm.status()
+        for k in STATUS_KEYS:
+            assert k in st, "status lacks %r: %r" % (k, st)
+        assert st["hz"] == "100"
+        assert st["credit"] == "xymoron"
+        assert int(st["cpu_khz"]) > 10000, st["cpu_khz"]
+        u1 = int(st["uptime_ms"])
+        time.sleep(0.3)
+        u2 = int(vm.status()["uptime_ms"])
+        assert u2 > u1, "uptime did not advance: %d -> %d" % (u1, u2)
+        # uptime tracks host time roughly (within a factor of 3 over 0.3 s)
+        assert 100 <= u2 - u1 <= 3000, (u1, u2)
+
+
+@pytest.mark.parametrize("cpu", [None, "pentium"])
+def test_cpus_with_tsc_report_tsc_clock(cpu):
+    with Rand86(cpu=cpu) as vm:
+        st = vm.status()
+        assert st["clock"] == "tsc", st
+
+
+def test_486_with_4mib_boots_on_pit_clock():
+    with Rand86(cpu="486", mem=4) as vm:
+        st = vm.status()
+        assert st["clock"] == "pit", st
+        assert st["cpu_khz"] == "1193", st
+        u1 = int(st["uptime_ms"])
+        time.sleep(0.3)
+        assert int(vm.status()["uptime_ms"]) > u1
+
+
+def test_hz_option_is_reflected_in_status():
+    with Rand86(append="hz=1000") as vm:
+        assert vm.status()["hz"] == "1000"
+
+
+@pytest.mark.parametrize("word", ["hz=5", "hz=abc", "bogus=1", "baud=300", "stream=maybe",
+                                  "ne2k=0x300", "credit="])
+def test_bad_option_warns_and_boot_continues(word):
+    with Rand86(append="hz=250 %s" % word) as vm:
+        assert "warning: ignoring boot option '%s'" % word in vm.boot_log, vm.boot_log
+        st = vm.status()
+        assert st["hz"] == "250", "a good option next to a bad one was lost"
+
+
+def test_unknown_command_names_itself():
+    with Rand86() as vm:
+        body, final = vm.cmd("frobnicate 1")
+        assert final == "error: unknown command 'frobnicate' (try help)"
+
+
+def test_help_lists_the_commands():
+    with Rand86() as vm:
+        body = vm.ok("help")
+        names = {l.split()[0] for l in body if l.strip()}
+        assert {"help", "status", "reboot", "halt"} <= names, body
+
+
+def test_backspace_and_delete_erase():
+    with Rand86() as vm:
+        vm.send(b"statux\x08s\r")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ")
+        vm.send(b"hxx\x7f\x7felp\r")
+        m = vm.com1.expect(rb"(.*?)\r\nok\r\nrand86> ")
+        assert b"status" in m.group(1)
+
+
+def test_ctrl_c_drops_the_line():
+    with Rand86() as vm:
+        vm.send(b"halt 5\x03")
+        vm.com1.expect(rb"\^C\r\nrand86> ")
+        # the dropped line did not run: the machine is still here
+        assert vm.proc.poll() is None
+        vm.ok("status")
+
+
+def test_crlf_and_lf_end_lines_once():
+    with Rand86() as vm:
+        vm.send(b"help\r\n")
+        vm.com1.expect(rb"ok\r\nrand86> ")
+        time.sleep(0.3)
+        assert vm.com1.unconsumed() == b"", "CRLF ran an extra empty line: %r" % vm.com1.unconsumed()
+        vm.send(b"status\n")
+        vm.com1.expect(rb"uptime_ms: .*?ok\r\nrand86> ")
+
+
+def test_control_bytes_and_high_bytes_are_ignored():
+    with Rand86() as vm:
+        vm.send(b"st\x01\x02\x80\xffat\x1bus\r")
+        vm.com1.expect(rb"uptime_ms: .*?ok\r\nrand86> ")
+
+
+def test_overlong_line_is_discarded_with_error():
+    with Rand86() as vm:
+        vm.send(b"x" * 250 + b"\r")
+        vm.com1.expect(rb"\r\nerror: line too long \(max 200\)\r\nrand86> ")
+        vm.ok("status")
+
+
+@pytest.mark.timeout(240)
+def test_random_bytes_and_long_lines_leave_console_answering():
+    import random
+    rnd = random.Random(86)
+    with Rand86() as vm:
+        u1 = int(vm.status()["uptime_ms"])
+        junk = bytes(rnd.getrandbits(8) for _ in range(100 * 1024))
+        for i in range(0, len(junk), 4096):
+            vm.send(junk[i:i + 4096])
+            time.sleep(0.01)
+        vm.send(b"y" * 5000 + b"\r")
+        vm.settle()
+        st = vm.status()
+        assert int(st["uptime_ms"]) > u1, "uptime went backwards: rebooted?"
+        assert vm.proc.poll() is None
+
+
+def test_halt_3_exits_qemu_with_debug_exit_code():
+    with Rand86() as vm:
+        vm.send(b"halt 3\r")
+        vm.com1.expect(rb"ok\r\n")
+        assert vm.exit_code() == (3 << 1) | 1
+
+
+def test_halt_rejects_bad_codes():
+    with Rand86() as vm:
+        assert vm.cmd("halt 256")[1].startswith("error: ")
+        assert vm.cmd("halt -1")[1].startswith("error: ")
+        assert vm.cmd("halt x")[1].startswith("error: ")
+        assert vm.proc.poll() is None
+
+
+def test_reboot_resets_the_machine():
+    # -no-reboot turns the reset into a QEMU exit.
+    with Rand86() as vm:
+        vm.send(b"reboot\r")
+        vm.com1.expect(rb"ok\r\n")
+        assert vm.exit_code() == 0
+
+
+def test_no_com2_is_reported_and_prompt_reached():
+    with Rand86(com2=False) as vm:
+        assert "com2: no 16550" in vm.boot_log
+
+
+def test_iso_boots_through_grub_with_menu_options():
+    if not os.path.exists(ISO):
+        subprocess.run(["make", "-C", ROOT, "iso"], check=True)
+    with Rand86(cdrom=ISO) as vm:
+        st = vm.status()
+        # the GRUB entry passes hz=250 (see boot/grub.cfg)
+        assert st["hz"] == "250", st

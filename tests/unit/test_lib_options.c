@@ -1,0 +1,131 @@
+/* Host tests: the boot option parser (lib/options.c, SPEC.md "Boot options"). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "lib/options.h"
+
+struct warnings { int n; char words[16][OPT_WORD_MAX + 1]; };
+
+static void collect(const char *word, void *ctx)
+{
+	struct warnings *w = ctx;
+	if (w->n < 16)
+		strcpy(w->words[w->n], word);
+	w->n++;
+}
+
+static struct boot_options parse(const char *line, struct warnings *w)
+{
+	struct boot_options o;
+	memset(w, 0, sizeof(*w));
+	options_defaults(&o);
+	options_parse(&o, line, collect, w);
+	return o;
+}
+
+static void test_defaults_match_spec(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("", &w);
+	assert_int_equal(o.hz, 100);
+	assert_int_equal(o.baud, 115200);
+	assert_int_equal(o.stream, STREAM_RANDOM);
+	assert_int_equal(o.credit, CREDIT_XYMORON);
+	assert_int_equal(o.ata, ATA_UNTRUSTED);
+	assert_int_equal(o.net, NET_UNTRUSTED);
+	assert_int_equal(o.ne2k_given, 0);
+	assert_int_equal(w.n, 0);
+}
+
+static void test_kernel_path_and_bare_words_are_skipped(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("/boot/rand86.elf quiet  hz=250", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.hz, 250);
+}
+
+static void test_every_option_parses(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("k hz=1000 baud=9600 stream=urandom credit=tso ata=trusted "
+		"net=off ne2k=0x320,10", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.hz, 1000);
+	assert_int_equal(o.baud, 9600);
+	assert_int_equal(o.stream, STREAM_URANDOM);
+	assert_int_equal(o.credit, CREDIT_TSO);
+	assert_int_equal(o.ata, ATA_TRUSTED);
+	assert_int_equal(o.net, NET_OFF);
+	assert_int_equal(o.ne2k_given, 1);
+	assert_int_equal(o.ne2k_io, 0x320);
+	assert_int_equal(o.ne2k_irq, 10);
+	o = parse("stream=off ata=off hz=18 baud=1200 ne2k=768,9", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.stream, STREAM_OFF);
+	assert_int_equal(o.ata, ATA_OFF);
+	assert_int_equal(o.hz, 18);
+	assert_int_equal(o.baud, 1200);
+	assert_int_equal(o.ne2k_io, 0x300);
+}
+
+static void test_bad_values_warn_and_keep_defaults(void **state)
+{
+	(void)state;
+	const char *bad[] = { "hz=17", "hz=1001", "hz=", "hz=1e3", "baud=300", "baud=115201",
+		"baud=50000", "stream=fast", "credit=linus", "ata=maybe", "net=trusted",
+		"ne2k=0x300", "ne2k=0x300,16", "ne2k=0x301,9", "ne2k=,9", "colour=blue", "=5", "HZ=100" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct warnings w;
+		struct boot_options o = parse(bad[i], &w), d;
+		options_defaults(&d);
+		if (w.n != 1 || strcmp(w.words[0], bad[i]) != 0)
+			fail_msg("'%s': %d warnings, first '%s'", bad[i], w.n, w.n ? w.words[0] : "");
+		if (memcmp(&o, &d, sizeof(o)) != 0)
+			fail_msg("'%s' changed the options", bad[i]);
+	}
+}
+
+static void test_bad_word_does_not_stop_later_words(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("hz=5 foo=bar hz=300 stream=off", &w);
+	assert_int_equal(w.n, 2);
+	assert_string_equal(w.words[0], "hz=5");
+	assert_string_equal(w.words[1], "foo=bar");
+	assert_int_equal(o.hz, 300);
+	assert_int_equal(o.stream, STREAM_OFF);
+}
+
+static void test_overlong_word_warns_truncated(void **state)
+{
+	(void)state;
+	char line[600];
+	memset(line, 'a', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	line[3] = '=';
+	struct warnings w;
+	parse(line, &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(strlen(w.words[0]), OPT_WORD_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_match_spec),
+		cmocka_unit_test(test_kernel_path_and_bare_words_are_skipped),
+		cmocka_unit_test(test_every_option_parses),
+		cmocka_unit_test(test_bad_values_warn_and_keep_defaults),
+		cmocka_unit_test(test_bad_word_does_not_stop_later_words),
+		cmocka_unit_test(test_overlong_word_warns_truncated),
+	};
+	return cmocka_run_group_tests_name("lib/options", tests, NULL, NULL);
+}
