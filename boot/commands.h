@@ -1,8 +1,14 @@
 /* Console commands (each returns 0 for `ok`, or cmd_error()'s -1). */
 #ifndef RAND86_COMMANDS_H
 #define RAND86_COMMANDS_H
+#include <stddef.h>
 int cmd_help(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_reboot(int argc, char **argv);
 int cmd_halt(int argc, char **argv);
+int cmd_sources(int argc, char **argv);
+
+/* A driver adds `key=value` fields to its source's line (e.g. "frames=12 runts=0"). */
+struct entropy_source;
+void sources_add_fields(const struct entropy_source *src, void (*fn)(char *buf, size_t n));
 #endif

@@ -16,6 +16,7 @@ static struct lineedit le;
 static const struct command commands[] = {
 	{ "help", "help                      list the commands", cmd_help },
 	{ "status", "status                    clock, pools and counters as key: value", cmd_status },
+	{ "sources", "sources                   one line per entropy source", cmd_sources },
 	{ "reboot", "reboot                    reset the machine", cmd_reboot },
 	{ "halt", "halt [CODE]               write CODE (0..255) to port 0xf4 and halt", cmd_halt },
 };

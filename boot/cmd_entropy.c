@@ -1,0 +1,38 @@
+/* Entropy commands: sources (and, below, the serving commands). */
+#include <string.h>
+#include "boot/commands.h"
+#include "boot/shell.h"
+#include "boot/kernel.h"
+#include "lib/fmt.h"
+
+/* Extra `key=value` fields a driver appends to its `sources` line. */
+#define MAX_SOURCE_EXTRAS 8
+static struct { const struct entropy_source *src; void (*fn)(char *buf, size_t n); } extras[MAX_SOURCE_EXTRAS];
+static int nextras;
+
+void sources_add_fields(const struct entropy_source *src, void (*fn)(char *buf, size_t n))
+{
+	if (nextras < MAX_SOURCE_EXTRAS) {
+		extras[nextras].src = src;
+		extras[nextras].fn = fn;
+		nextras++;
+	}
+}
+
+int cmd_sources(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_error("usage: sources");
+	for (const struct entropy_source *s = rng_live.sources; s; s = s->next) {
+		char e[U64_STR_LEN], b[U64_STR_LEN], t[U64_STR_LEN], more[160] = "";
+		for (int i = 0; i < nextras; i++)
+			if (extras[i].src == s)
+				extras[i].fn(more, sizeof(more));
+		kprintf("%s irq=%d trust=%s events=%s bits=%s tso_bits=%s%s%s%s\r\n", s->name, s->irq,
+			s->trusted ? "trusted" : "untrusted", u64_str(e, s->events), u64_str(b, s->bits),
+			u64_str(t, s->tso_bits), s->capture ? " capture=on" : "",
+			more[0] ? " " : "", more);
+	}
+	return 0;
+}

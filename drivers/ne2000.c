@@ -1,0 +1,6 @@
+/* ne2000 driver (placeholder until written). */
+#include "drivers/ne2000.h"
+
+void ne2000_init(void)
+{
+}
