@@ -1,0 +1,112 @@
+/* Host benchmark of entropy/: exact instruction counts under callgrind. */
+/*
+ * Run by `make bench-host` as
+ *   valgrind --tool=callgrind --instr-atstart=no ./bench_entropy
+ * Each measured operation is bracketed by CALLGRIND_ZERO_STATS and
+ * CALLGRIND_DUMP_STATS_AT("name/reps"); tests/model/callgrind_table.py
+ * reads the dumps, subtracts the bracket's own cost (the "empty" dump)
+ * and prints a table. Outside valgrind the requests are no-ops.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <valgrind/callgrind.h>
+
+#include "entropy.h"
+
+extern uint64_t stub_time;
+extern uint32_t stub_switches, stub_clock_khz;
+void stub_reset(void);
+
+#define BENCH_REPS 9
+#define BENCH_URANDOM_BYTES 10240     /* the dump name below says so too */
+
+static struct rng r;
+static struct entropy_source kbd, shadow;
+static uint8_t buf[BENCH_URANDOM_BYTES];
+
+/* A keyboard-like sequence of times: irregular gaps of ~0.1 s. */
+static uint64_t bench_time(unsigned i)
+{
+	return 1000000ull + (uint64_t)i * 97003u + (uint64_t)((i * 7919u) % 40009u) * 13u;
+}
+
+/* The name is a literal "operation/reps": nothing but the request itself
+ * runs inside the bracket besides the operation. */
+#define bench_dump(name) CALLGRIND_DUMP_STATS_AT(name)
+
+int main(void)
+{
+	uint32_t tso_times[BENCH_REPS];
+	unsigned i;
+
+	stub_reset();
+	stub_clock_khz = 1000000;            /* 1 GHz TSC, keyboard at 1 kHz */
+	rng_init(&r, RNG_CREDIT_XYMORON);
+	create_entropy_source(&r, &kbd, "keyboard", 1, 1, 1);
+	for (i = 0; i < 4; i++) {           /* warm the source's state */
+		stub_switches++;
+		stub_time = bench_time(i);
+		add_timing_entropy(&kbd, 0x1c);
+	}
+	memcpy(&shadow, &kbd, sizeof(shadow));
+
+	CALLGRIND_START_INSTRUMENTATION;
+	for (i = 0; i < BENCH_REPS; i++) {
+		CALLGRIND_ZERO_STATS;
+		bench_dump("empty/1");
+	}
+	/* one trusted sample through the whole interrupt-side path */
+	for (i = 0; i < BENCH_REPS; i++) {
+		stub_switches++;
+		stub_time = bench_time(4 + i);
+		tso_times[i] = (uint32_t)stub_time;
+		CALLGRIND_ZERO_STATS;
+		add_timing_entropy(&kbd, 0x1c);
+		bench_dump("add_timing_entropy/1");
+	}
+	/* each estimator alone on the same samples */
+	for (i = 0; i < BENCH_REPS; i++) {
+		struct entropy_source x = shadow;
+
+		CALLGRIND_ZERO_STATS;
+		rng_xymoron_estimate(&shadow, tso_times[i], stub_switches - BENCH_REPS + i + 1);
+		bench_dump("xymoron_estimate/1");
+		shadow = x;
+		CALLGRIND_ZERO_STATS;
+		rng_tso_estimate(&shadow, tso_times[i]);
+		bench_dump("tso_estimate/1");
+		shadow.last_time = tso_times[i];
+	}
+	/* flushing a full batch (256 words mixed, credit capped) */
+	for (i = 0; i < BENCH_REPS; i++) {
+		unsigned j;
+
+		CALLGRIND_STOP_INSTRUMENTATION;
+		for (j = 0; j < RNG_BATCH_WORDS; j++) {
+			stub_switches++;
+			stub_time += 50000 + j * 31;
+			add_timing_entropy(&kbd, j);
+		}
+		r.primary.entropy_count = 0;
+		CALLGRIND_START_INSTRUMENTATION;
+		CALLGRIND_ZERO_STATS;
+		rng_batch_flush(&r);
+		bench_dump("batch_flush/1");
+	}
+	/* urandom: a long read, transfers and reseeds amortised */
+	for (i = 0; i < 3; i++) {
+		CALLGRIND_ZERO_STATS;
+		rng_read_urandom(&r, buf, sizeof(buf));
+		bench_dump("extract_per_urandom_byte/10240");
+	}
+	/* one extraction round from the secondary alone (10 bytes) */
+	for (i = 0; i < BENCH_REPS; i++) {
+		CALLGRIND_ZERO_STATS;
+		rng_pool_extract(&r.secondary, buf, RNG_EXTRACT_BYTES);
+		bench_dump("secondary_round_10_bytes/1");
+	}
+	CALLGRIND_STOP_INSTRUMENTATION;
+	printf("bench done: %u urandom bytes, primary %d bits\n", BENCH_URANDOM_BYTES, r.primary.entropy_count);
+	return 0;
+}
