@@ -1,6 +1,348 @@
-/* ata driver (placeholder until written). */
+/* ATA PIO driver (ATA-2 register interface), read-only.
+ *
+ * Each present ATA disk is an entropy source: the main loop issues one
+ * LBA28 single-sector read at an unpredictable LBA at most every 100 ms
+ * while the primary pool is not full, and the completion interrupt
+ * (IRQ 14/15, nIEN clear) is the timing sample. Nothing here ever writes
+ * to a disk: the only commands sent are IDENTIFY DEVICE (0xEC) and
+ * READ SECTORS (0x20), plus SRST through the device control register.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include "drivers/ata.h"
+#include "drivers/devices.h"
+#include "boot/kernel.h"
+#include "boot/commands.h"
+#include "cpu.h"
+#include "io.h"
+
+/* Command block registers, offsets from the channel's base. */
+#define ATA_DATA     0
+#define ATA_ERROR    1
+#define ATA_FEATURES 1
+#define ATA_SECCOUNT 2
+#define ATA_LBA0     3
+#define ATA_LBA1     4
+#define ATA_LBA2     5
+#define ATA_DRIVE    6
+#define ATA_STATUS   7       /* read: also acknowledges INTRQ */
+#define ATA_COMMAND  7
+
+/* Control block: alternate status (read) / device control (write). */
+#define ATA_CTL_NIEN 0x02
+#define ATA_CTL_SRST 0x04
+
+#define ATA_SR_ERR  0x01
+#define ATA_SR_DRQ  0x08
+#define ATA_SR_DF   0x20
+#define ATA_SR_DRDY 0x40
+#define ATA_SR_BSY  0x80
+
+#define ATA_CMD_READ_SECTORS 0x20
+#define ATA_CMD_IDENTIFY     0xEC
+
+#define ATA_PROBE_WAIT_MS  500      /* per BSY/DRQ wait during the probe */
+#define ATA_READ_PERIOD_MS 100      /* at most one read per disk per period */
+#define ATA_READ_TIMEOUT_MS 2000    /* a read not completed by then is an error */
+#define ATA_LBA28_MAX 0x0FFFFFFFu
+
+/* Disk completion times vary with seek and rotational latency on the
+ * millisecond scale; below that the controller's own clock dominates and
+ * is predictable, so credit (if ata=trusted) only at 1 kHz granularity. */
+#define ATA_GRANULARITY_KHZ 1
+
+struct ata_channel {
+	uint16_t base, ctl;
+	int irq;
+	int present;
+	/* the one read in flight on this channel (-1: none) */
+	volatile int busy_drive;
+	volatile uint32_t busy_lba;
+	struct deadline busy_deadline;
+	volatile uint32_t spurious;
+};
+
+struct ata_disk {
+	int present;
+	int chan, slave;
+	uint32_t sectors;               /* LBA28 addressable sectors */
+	char model[41];
+	char name[5];
+	struct entropy_source src;
+	struct deadline next_read;
+	volatile uint32_t reads, errors, timeouts;
+};
+
+static struct ata_channel chans[2] = {
+	{ 0x1F0, 0x3F6, 14, 0, -1, 0, {0}, 0 },
+	{ 0x170, 0x376, 15, 0, -1, 0, {0}, 0 },
+};
+static struct ata_disk disks[4];
+static int ndisks;
+static uint16_t sector_buf[256];    /* data read by the IRQ handler, discarded */
+
+static void delay_400ns(const struct ata_channel *c)
+{
+	for (int i = 0; i < 4; i++)
+		(void)inb(c->ctl);
+}
+
+/* Wait until BSY is clear; returns the status, or -1 on timeout. */
+static int wait_not_busy(const struct ata_channel *c, uint32_t ms)
+{
+	struct deadline d = deadline_in_ms(ms);
+	for (;;) {
+		uint8_t st = inb(c->ctl);
+		if (st == 0xFF)
+			return -1;
+		if (!(st & ATA_SR_BSY))
+			return st;
+		if (deadline_passed(d))
+			return -1;
+	}
+}
+
+static void select_drive(const struct ata_channel *c, int slave, uint8_t lba_hi)
+{
+	outb(c->base + ATA_DRIVE, 0xE0 | (slave ? 0x10 : 0) | (lba_hi & 0x0F));
+	delay_400ns(c);
+}
+
+/* IDENTIFY one drive. Returns 1 for an ATA disk (id filled), 0 for
+ * nothing there (or an abort without a device signature, as an absent
+ * master behind a present slave answers), -2 for ATAPI or another non-ATA
+ * device signature, -1 for a drive
+ * that did not answer in time. */
+static int identify(struct ata_channel *c, int slave, uint16_t id[256])
+{
+	select_drive(c, slave, 0);
+	uint8_t st = inb(c->ctl);
+	if (st == 0xFF || st == 0x00)
+		return 0;                    /* floating, or no drive behind this select */
+	if (wait_not_busy(c, ATA_PROBE_WAIT_MS) < 0)
+		return -1;
+	outb(c->base + ATA_FEATURES, 0);
+	outb(c->base + ATA_SECCOUNT, 0);
+	outb(c->base + ATA_LBA0, 0);
+	outb(c->base + ATA_LBA1, 0);
+	outb(c->base + ATA_LBA2, 0);
+	outb(c->base + ATA_COMMAND, ATA_CMD_IDENTIFY);
+	delay_400ns(c);
+	st = inb(c->base + ATA_STATUS);
+	if (st == 0x00 || st == 0xFF)
+		return 0;
+	int s = wait_not_busy(c, ATA_PROBE_WAIT_MS);
+	if (s < 0)
+		return -1;
+	uint8_t mid = inb(c->base + ATA_LBA1), hi = inb(c->base + ATA_LBA2);
+	if (mid != 0 || hi != 0)
+		return -2;                   /* 0x14/0xEB ATAPI, 0x3C/0xC3 SATA, ... */
+	if (s & (ATA_SR_ERR | ATA_SR_DF))
+		return 0;                    /* aborted without a signature: nothing usable */
+	struct deadline d = deadline_in_ms(ATA_PROBE_WAIT_MS);
+	for (;;) {
+		st = inb(c->ctl);
+		if (st & (ATA_SR_ERR | ATA_SR_DF))
+			return -2;
+		if (!(st & ATA_SR_BSY) && (st & ATA_SR_DRQ))
+			break;
+		if (deadline_passed(d))
+			return -1;
+	}
+	insw(c->base + ATA_DATA, id, 256);
+	(void)inb(c->base + ATA_STATUS);
+	return 1;
+}
+
+static void id_string(const uint16_t *id, int first, int words, char *out)
+{
+	int n = 0;
+	for (int i = 0; i < words; i++) {
+		out[n++] = (char)(id[first + i] >> 8);
+		out[n++] = (char)(id[first + i] & 0xFF);
+	}
+	out[n] = 0;
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == 0))
+		out[--n] = 0;
+	for (int i = 0; i < n; i++)
+		if (out[i] < 0x20 || out[i] > 0x7E)
+			out[i] = '?';
+}
+
+static void ata_irq(int irq)
+{
+	struct ata_channel *c = &chans[irq == 15 ? 1 : 0];
+	uint8_t st = inb(c->base + ATA_STATUS);       /* acknowledges INTRQ */
+	int drive = c->busy_drive;
+	if (drive < 0 || (st & ATA_SR_BSY)) {
+		c->spurious++;
+		return;
+	}
+	struct ata_disk *dk = &disks[drive];
+	if (st & (ATA_SR_ERR | ATA_SR_DF)) {
+		dk->errors++;
+	} else if (st & ATA_SR_DRQ) {
+		insw(c->base + ATA_DATA, sector_buf, 256);
+		dk->reads++;
+	} else {
+		dk->errors++;                /* completion without data */
+	}
+	add_timing_entropy(&dk->src, st | (c->busy_lba << 8));
+	c->busy_drive = -1;
+}
+
+static void soft_reset(struct ata_channel *c)
+{
+	outb(c->ctl, ATA_CTL_SRST);
+	clock_delay_us(10);              /* SRST asserted >= 5 us */
+	outb(c->ctl, 0);                 /* nIEN clear again */
+	/* BSY stays set while the drives reset; the poller waits for it
+	 * to clear before issuing the next command (no wait here). */
+}
+
+static void ata_poll(void)
+{
+	struct rng *r = &rng_live;
+	for (int i = 0; i < 4; i++) {
+		struct ata_disk *dk = &disks[i];
+		if (!dk->present)
+			continue;
+		struct ata_channel *c = &chans[dk->chan];
+		if (c->busy_drive == i) {
+			if (deadline_passed(c->busy_deadline)) {
+				unsigned long f = irq_save();
+				if (c->busy_drive == i) {
+					dk->timeouts++;
+					dk->errors++;
+					c->busy_drive = -1;
+					soft_reset(c);
+				}
+				irq_restore(f);
+			}
+			continue;
+		}
+		if (c->busy_drive >= 0 || !deadline_passed(dk->next_read))
+			continue;
+		if (r->primary.entropy_count >= (int)(r->primary.poolwords * 32))
+			continue;
+		uint8_t st = inb(c->ctl);
+		if (st & (ATA_SR_BSY | ATA_SR_DRQ))
+			continue;                /* still resetting, or confused: later */
+		uint32_t lba;
+		rng_read_urandom(r, &lba, sizeof(lba));
+		lba %= dk->sectors;
+		dk->next_read = deadline_in_ms(ATA_READ_PERIOD_MS);
+		select_drive(c, dk->slave, (uint8_t)(lba >> 24));
+		st = inb(c->ctl);
+		if ((st & (ATA_SR_BSY | ATA_SR_DRQ)) || !(st & ATA_SR_DRDY))
+			continue;
+		unsigned long f = irq_save();
+		c->busy_lba = lba;
+		c->busy_deadline = deadline_in_ms(ATA_READ_TIMEOUT_MS);
+		c->busy_drive = i;
+		outb(c->base + ATA_FEATURES, 0);
+		outb(c->base + ATA_SECCOUNT, 1);
+		outb(c->base + ATA_LBA0, (uint8_t)lba);
+		outb(c->base + ATA_LBA1, (uint8_t)(lba >> 8));
+		outb(c->base + ATA_LBA2, (uint8_t)(lba >> 16));
+		outb(c->base + ATA_COMMAND, ATA_CMD_READ_SECTORS);
+		irq_restore(f);
+	}
+}
+
+static void fields(int i, char *buf, size_t n)
+{
+	struct ata_disk *dk = &disks[i];
+	unsigned long f = irq_save();
+	unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
+	irq_restore(f);
+	snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,
+		(unsigned long)dk->sectors);
+}
+static void fields0(char *b, size_t n) { fields(0, b, n); }
+static void fields1(char *b, size_t n) { fields(1, b, n); }
+static void fields2(char *b, size_t n) { fields(2, b, n); }
+static void fields3(char *b, size_t n) { fields(3, b, n); }
+static void (*const field_fns[4])(char *, size_t) = { fields0, fields1, fields2, fields3 };
 
 void ata_init(void)
 {
+	static uint16_t id[256];
+	if (boot_opts.ata == ATA_OFF) {
+		kprintf("ata: off\r\n");
+		return;
+	}
+	int trusted = boot_opts.ata == ATA_TRUSTED;
+	for (int ch = 0; ch < 2; ch++) {
+		struct ata_channel *c = &chans[ch];
+		if (inb(c->base + ATA_STATUS) == 0xFF && inb(c->ctl) == 0xFF)
+			continue;                /* floating bus: no channel */
+		c->present = 1;
+		outb(c->ctl, ATA_CTL_NIEN);  /* no interrupts while probing */
+		for (int sl = 0; sl < 2; sl++) {
+			int idx = ch * 2 + sl;
+			struct ata_disk *dk = &disks[idx];
+			snprintf(dk->name, sizeof(dk->name), "ata%d", idx);
+			int r = identify(c, sl, id);
+			if (r == -2) {
+				kprintf("%s: ATAPI or non-ATA device: skipped\r\n", dk->name);
+				continue;
+			}
+			if (r == -1) {
+				kprintf("%s: no answer to IDENTIFY: skipped\r\n", dk->name);
+				continue;
+			}
+			if (r == 0)
+				continue;
+			uint32_t sectors = id[60] | ((uint32_t)id[61] << 16);
+			if (!(id[49] & 0x0200) || sectors == 0) {
+				kprintf("%s: no LBA support: skipped\r\n", dk->name);
+				continue;
+			}
+			if (sectors > ATA_LBA28_MAX)
+				sectors = ATA_LBA28_MAX;
+			id_string(id, 27, 20, dk->model);
+			dk->present = 1;
+			dk->chan = ch;
+			dk->slave = sl;
+			dk->sectors = sectors;
+			ndisks++;
+			kprintf("%s: %s %s, %lu sectors (%lu MiB), %s\r\n", dk->name,
+				ch ? "secondary" : "primary", sl ? "slave" : "master",
+				(unsigned long)sectors, (unsigned long)(sectors >> 11),
+				trusted ? "trusted" : "untrusted");
+			kprintf("%s: model '%s'\r\n", dk->name, dk->model);
+		}
+	}
+	if (!ndisks) {
+		for (int ch = 0; ch < 2; ch++)
+			if (chans[ch].present)
+				outb(chans[ch].ctl, 0);
+		kprintf("ata: no disks\r\n");
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		struct ata_disk *dk = &disks[i];
+		if (!dk->present)
+			continue;
+		create_entropy_source(&rng_live, &dk->src, dk->name, chans[dk->chan].irq,
+			trusted, ATA_GRANULARITY_KHZ);
+		sources_add_fields(&dk->src, field_fns[i]);
+		dk->next_read = deadline_in_ms(0);
+	}
+	for (int ch = 0; ch < 2; ch++) {
+		struct ata_channel *c = &chans[ch];
+		if (!c->present)
+			continue;
+		int used = disks[ch * 2].present || disks[ch * 2 + 1].present;
+		(void)inb(c->base + ATA_STATUS);          /* drop any stale INTRQ */
+		if (used) {
+			irq_register(c->irq, ata_irq);
+			outb(c->ctl, 0);                       /* nIEN clear: interrupts on */
+		} else {
+			outb(c->ctl, 0);
+		}
+	}
+	kernel_add_poller(ata_poll);
 }

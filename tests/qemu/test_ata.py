@@ -1,0 +1,103 @@
+"""ATA PIO driver: probe, interrupt-completed reads as an untrusted source."""
+import os
+import tempfile
+import time
+
+import pytest
+
+from rand86 import Rand86
+
+
+def make_image():
+    fd, path = tempfile.mkstemp(prefix="rand86-ata-", suffix=".img")
+    os.close(fd)
+    with open(path, "wb") as f:
+        f.truncate(1024 * 1024)          # 1 MiB = 2048 sectors
+    return path
+
+
+@pytest.fixture
+def disk_image():
+    path = make_image()
+    before = open(path, "rb").read()
+    yield path
+    # never written: the image is byte-for-byte unchanged
+    assert open(path, "rb").read() == before
+    os.unlink(path)
+
+
+def drive(path, index):
+    return ["-drive", "file=%s,format=raw,if=ide,index=%d" % (path, index)]
+
+
+@pytest.mark.timeout(60)
+def test_disk_reads_grow_and_credit_nothing(disk_image):
+    with Rand86(extra=drive(disk_image, 0)) as vm:
+        assert "ata0: primary master, 2048 sectors" in vm.boot_log
+        assert "ata: no disks" not in vm.boot_log
+        src0 = vm.sources()
+        assert src0["ata0"]["trust"] == "untrusted"
+        assert src0["ata0"]["irq"] == "14"
+        st0 = vm.status()
+        assert st0["credited_bits"] == "0"
+        t0 = time.monotonic()
+        time.sleep(2.5)
+        src1 = vm.sources()
+        st1 = vm.status()
+        dt = time.monotonic() - t0
+        e0, e1 = int(src0["ata0"]["events"]), int(src1["ata0"]["events"])
+        reads = int(src1["ata0"]["reads"]) - int(src0["ata0"]["reads"])
+        assert e1 > e0 + 5, (src0, src1)
+        assert reads > 5
+        # at most one read per 100 ms (plus slack for the sampling window)
+        assert reads <= dt * 10 + 3, (reads, dt)
+        assert src1["ata0"]["errors"] == "0"
+        assert src1["ata0"]["timeouts"] == "0"
+        assert int(src1["ata0"]["bits"]) == 0
+        # untrusted disk + uncredited boot seeding/serial: no credit at all
+        assert st1["credited_bits"] == "0", st1
+        assert st1["primary_bits"] == "0"
+        assert int(st1["uptime_ms"]) > int(st0["uptime_ms"])
+
+
+@pytest.mark.timeout(60)
+def test_trusted_slaves_and_cdrom(disk_image):
+    """ata=trusted; disks on both slaves, ATAPI CD as secondary master (skipped)."""
+    iso = os.path.join(os.path.dirname(__file__), "..", "..", "build", "rand86.iso")
+    second = make_image()
+    extra = drive(disk_image, 1) + drive(second, 3)
+    if os.path.exists(iso):
+        extra += ["-drive", "file=%s,media=cdrom,if=ide,index=2" % os.path.abspath(iso)]
+    with Rand86(append="ata=trusted", extra=extra) as vm:
+        log = vm.boot_log
+        assert "ata1: primary slave, 2048 sectors" in log
+        assert "ata3: secondary slave, 2048 sectors" in log
+        assert "ata0:" not in log
+        if os.path.exists(iso):
+            assert "ata2: ATAPI" in log
+        deadline = time.monotonic() + 20
+        while True:
+            src = vm.sources()
+            if int(src["ata1"]["events"]) > 3 and int(src["ata3"]["events"]) > 3:
+                break
+            assert time.monotonic() < deadline, src
+            time.sleep(0.5)
+        assert src["ata1"]["trust"] == "trusted" and src["ata3"]["irq"] == "15"
+        assert "ata2" not in src and "ata0" not in src
+    os.unlink(second)
+
+
+@pytest.mark.timeout(60)
+def test_ata_off(disk_image):
+    with Rand86(append="ata=off", extra=drive(disk_image, 0)) as vm:
+        assert vm.boot_log.count("ata: off") == 1
+        assert "ata0" not in vm.boot_log
+        assert "ata0" not in vm.sources()
+
+
+@pytest.mark.timeout(60)
+def test_no_disks():
+    with Rand86() as vm:
+        assert vm.boot_log.count("ata: no disks") == 1
+        assert not any(k.startswith("ata") for k in vm.sources())
+        vm.ok("status")
