@@ -1,0 +1,76 @@
+/* PCI configuration mechanism #1: a 32-bit address written to 0xCF8
+ * (bit 31 enable, bus 23:16, device 15:11, function 10:8, register 7:2),
+ * then the dword read or written at 0xCFC. */
+#include "drivers/pci.h"
+#include "io.h"
+
+#define PCI_ADDR 0xCF8
+#define PCI_DATA 0xCFC
+
+static int pci_state = -1;              /* -1 not checked, 0 absent, 1 present */
+
+static uint32_t pci_addr(struct pci_loc l, uint8_t off)
+{
+	return 0x80000000u | ((uint32_t)l.bus << 16) | ((uint32_t)(l.dev & 31) << 11) |
+		((uint32_t)(l.fn & 7) << 8) | (off & 0xFC);
+}
+
+int pci_present(void)
+{
+	if (pci_state < 0) {
+		/* Mechanism #1 latches the whole dword at 0xCF8; on a machine
+		 * without it (or with mechanism #2) it does not read back. */
+		unsigned long f = irq_save();
+		uint32_t old = inl(PCI_ADDR);
+		outl(PCI_ADDR, 0x80000000u);
+		uint32_t v = inl(PCI_ADDR);
+		outl(PCI_ADDR, old);
+		irq_restore(f);
+		pci_state = (v == 0x80000000u);
+	}
+	return pci_state;
+}
+
+uint32_t pci_read32(struct pci_loc l, uint8_t off)
+{
+	unsigned long f = irq_save();
+	outl(PCI_ADDR, pci_addr(l, off));
+	uint32_t v = inl(PCI_DATA);
+	irq_restore(f);
+	return v;
+}
+
+void pci_write32(struct pci_loc l, uint8_t off, uint32_t v)
+{
+	unsigned long f = irq_save();
+	outl(PCI_ADDR, pci_addr(l, off));
+	outl(PCI_DATA, v);
+	irq_restore(f);
+}
+
+int pci_find(uint16_t vendor, uint16_t device, struct pci_loc *out)
+{
+	if (!pci_present())
+		return -1;
+	/* Bounded: at most PCI_MAX_BUS * 32 * 8 configuration reads. */
+	for (unsigned bus = 0; bus < PCI_MAX_BUS; bus++) {
+		for (unsigned dev = 0; dev < 32; dev++) {
+			struct pci_loc l = { (uint8_t)bus, (uint8_t)dev, 0 };
+			uint32_t id = pci_read32(l, PCI_VENDOR_ID);
+			if ((id & 0xFFFF) == 0xFFFF)
+				continue;
+			/* header type bit 7: multi-function device */
+			unsigned nfn = (pci_read32(l, 0x0C) & 0x00800000u) ? 8 : 1;
+			for (unsigned fn = 0; fn < nfn; fn++) {
+				l.fn = (uint8_t)fn;
+				if (fn)
+					id = pci_read32(l, PCI_VENDOR_ID);
+				if ((id & 0xFFFF) == vendor && (id >> 16) == device) {
+					*out = l;
+					return 0;
+				}
+			}
+		}
+	}
+	return -1;
+}

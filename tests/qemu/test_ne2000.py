@@ -1,0 +1,190 @@
+"""NE2000 driver: frames on an ISA or PCI card are an untrusted source (ne2k0).
+
+QEMU's dgram netdev turns each UDP datagram sent to its local port into one
+received Ethernet frame. Loopback addresses only.
+"""
+import os
+import random
+import socket
+import threading
+import time
+
+import pytest
+
+from rand86 import Rand86
+
+BROADCAST = b"\xff" * 6
+SRC_MAC = b"\x02\x00\x00\x00\x00\x01"
+ISA = ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
+PCI = ["-device", "ne2k_pci,netdev=n0"]
+
+
+class Wire:
+    """The host end of a dgram netdev: a bound UDP socket on 127.0.0.1."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        # QEMU's local port: picked free, then released for QEMU to bind
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        self.qemu_port = s.getsockname()[1]
+        s.close()
+
+    def netdev(self):
+        return ["-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=%d,"
+                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d"
+                % (self.qemu_port, self.port)]
+
+    def send(self, frame):
+        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
+
+    def flood(self, n, burst=25, gap=0.002):
+        """n broadcast frames in bursts (a 10 Mbit/s card's ring holds ~58 frames)."""
+        for i in range(n):
+            self.send(BROADCAST + SRC_MAC + b"\x08\x00" + i.to_bytes(4, "big") + bytes(46))
+            if i % burst == burst - 1:
+                time.sleep(gap)
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.fixture
+def wire():
+    w = Wire()
+    yield w
+    w.close()
+
+
+def ne2k(vm):
+    return vm.sources()["ne2k0"]
+
+
+def wait_quiet(vm, timeout=20):
+    """Until the frame count stops moving; returns the last ne2k0 fields."""
+    deadline = time.monotonic() + timeout
+    last = ne2k(vm)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        cur = ne2k(vm)
+        if cur["events"] == last["events"]:
+            return cur
+        last = cur
+    return last
+
+
+def flood_and_check(vm, wire, n=10000):
+    before = ne2k(vm)
+    st0 = vm.status()
+    assert before["trust"] == "untrusted"
+    sender = threading.Thread(target=wire.flood, args=(n,))
+    sender.start()
+    uptimes = [int(st0["uptime_ms"])]
+    while sender.is_alive():                 # the console answers during the flood
+        st = vm.status()
+        uptimes.append(int(st["uptime_ms"]))
+        assert st["credited_bits"] == st0["credited_bits"]
+    sender.join()
+    after = wait_quiet(vm)
+    st1 = vm.status()
+    uptimes.append(int(st1["uptime_ms"]))
+    assert uptimes == sorted(uptimes), uptimes
+    got = int(after["frames"]) - int(before["frames"])
+    events = int(after["events"]) - int(before["events"])
+    print("frames counted %d of %d sent" % (got, n))
+    assert got >= n * 0.8, (got, n, after)
+    assert got <= n
+    assert events == got
+    assert int(after["bits"]) == 0
+    assert st1["credited_bits"] == st0["credited_bits"] == "0", st1
+    assert after["errors"] == "0" and after["runts"] == "0"
+    return got
+
+
+@pytest.mark.timeout(90)
+def test_isa_flood_counted_not_credited(wire):
+    with Rand86(extra=wire.netdev() + ISA) as vm:
+        assert "ne2k0: ISA NE2000 at 0x300 irq 9" in vm.boot_log
+        src = ne2k(vm)
+        assert src["irq"] == "9"
+        flood_and_check(vm, wire)
+
+
+@pytest.mark.timeout(90)
+def test_pci_flood_counted_not_credited(wire):
+    with Rand86(extra=wire.netdev() + PCI) as vm:
+        assert "ne2k0: PCI NE2000" in vm.boot_log
+        assert "no NE2000" not in vm.boot_log
+        flood_and_check(vm, wire)
+
+
+@pytest.mark.timeout(90)
+def test_malformed_frames_survived(wire):
+    rnd = random.Random(1234)
+    with Rand86(extra=wire.netdev() + ISA) as vm:
+        st0 = vm.status()
+        uptimes = [int(st0["uptime_ms"])]
+        for rounds in range(3):
+            for i in range(100):
+                kind = i % 5
+                if kind == 0:                    # runt (QEMU pads it to 60 bytes)
+                    frame = BROADCAST + SRC_MAC[: rnd.randrange(0, 6)]
+                elif kind == 1:                  # junk, any length, any destination
+                    frame = bytes(rnd.getrandbits(8) for _ in range(rnd.randrange(1, 200)))
+                elif kind == 2:                  # oversize for Ethernet
+                    frame = BROADCAST + SRC_MAC + b"\x08\x00" + os.urandom(rnd.randrange(1600, 3000))
+                elif kind == 3:                  # junk to our broadcast address
+                    frame = BROADCAST + os.urandom(rnd.randrange(0, 1600))
+                else:                            # a lone byte (an empty datagram is
+                    frame = os.urandom(1)        # QEMU's dgram end-of-stream: not sent)
+                wire.send(frame)
+                if i % 20 == 19:
+                    time.sleep(0.005)
+            # bigger than the whole receive ring
+            wire.send(BROADCAST + SRC_MAC + os.urandom(20000))
+            wire.send(BROADCAST + SRC_MAC + os.urandom(60000))
+            st = vm.status()
+            uptimes.append(int(st["uptime_ms"]))
+        after = wait_quiet(vm)
+        st1 = vm.status()
+        uptimes.append(int(st1["uptime_ms"]))
+        assert uptimes == sorted(uptimes), uptimes
+        assert int(after["oversize"]) > 0, after
+        assert int(after["resets"]) > 0, after      # ring-sized frames: ring reset
+        assert st1["credited_bits"] == "0"
+        # the card still receives good frames afterwards
+        before = int(after["frames"])
+        wire.flood(200)
+        final = wait_quiet(vm)
+        assert int(final["frames"]) - before >= 160, (after, final)
+        vm.ok("status")
+        assert vm.proc.poll() is None
+
+
+@pytest.mark.timeout(60)
+def test_no_nic_reports_absence():
+    with Rand86() as vm:
+        msg = "ne2k: no NE2000 at 0x300 irq 9 or on PCI: network source absent"
+        assert vm.boot_log.count(msg) == 1
+        assert "ne2k0" not in vm.sources()
+        vm.ok("status")
+
+
+@pytest.mark.timeout(60)
+def test_net_off_skips(wire):
+    with Rand86(append="net=off", extra=wire.netdev() + ISA) as vm:
+        assert "ne2k0" not in vm.boot_log
+        assert "no NE2000" not in vm.boot_log
+        assert "ne2k0" not in vm.sources()
+
+
+@pytest.mark.timeout(60)
+def test_ne2k_option_other_address(wire):
+    """ne2k=IO,IRQ moves the ISA probe; the card at 0x300 is then not used."""
+    extra = wire.netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x320,irq=10"]
+    with Rand86(append="ne2k=0x320,10", extra=extra) as vm:
+        assert "ne2k0: ISA NE2000 at 0x320 irq 10" in vm.boot_log
+        wire.flood(100)
+        assert int(wait_quiet(vm)["frames"]) >= 80
