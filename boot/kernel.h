@@ -21,6 +21,8 @@ void panic_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One pass of the main loop's background work (tick flush, stream port,
  * disk reads, dashboard). Long commands call it so the loop keeps passing. */
 void kernel_poll(void);
-/* kernel_poll, then sleep until the next interrupt. */
+/* A poller that made progress and has more to do: the loop must not sleep. */
+void kernel_more_work(void);
+/* kernel_poll, then sleep until the next interrupt (unless work is pending). */
 void kernel_idle(void);
 #endif

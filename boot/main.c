@@ -6,6 +6,7 @@
 #include "boot/multiboot.h"
 #include "boot/shell.h"
 #include "boot/seed.h"
+#include "boot/serve.h"
 #include "cpu.h"
 #include "io.h"
 #include "drivers/serial.h"
@@ -70,6 +71,13 @@ void panic_printf(const char *fmt, ...)
 	vga_write(buf, (size_t)n);
 }
 
+static volatile int more_work;
+
+void kernel_more_work(void)
+{
+	more_work = 1;
+}
+
 void kernel_poll(void)
 {
 	kernel_passes++;
@@ -83,9 +91,10 @@ void kernel_poll(void)
 
 void kernel_idle(void)
 {
+	more_work = 0;
 	kernel_poll();
 	cpu_cli();
-	if (tick_flush_due || shell_input_pending())
+	if (tick_flush_due || more_work || shell_input_pending())
 		cpu_sti();
 	else
 		cpu_sti_hlt();
@@ -127,6 +136,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 		kprintf("com2: no 16550 at 0x2f8: stream port absent\r\n");
 
 	rng_init(&rng_live, boot_opts.credit == CREDIT_TSO ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON);
+	rng_set_default(&rng_live);
 	pit_init(boot_opts.hz);
 	serial_enable_irq(COM1);
 	serial_enable_irq(COM2);
@@ -136,6 +146,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 		(unsigned long)clock_khz(), (unsigned long)boot_opts.hz);
 	seed_boot_pools(&rng_live, magic == MULTIBOOT_LOADER_MAGIC ? mbi : NULL);
 	devices_init();
+	stream_port_init();
 
 	boot_to_prompt_ms = (uint32_t)clock_ms();
 	shell_start();

@@ -1,0 +1,249 @@
+/* random, urandom, stream and samples on COM1; the raw stream on COM2. */
+#include <stdio.h>
+#include <string.h>
+#include "boot/commands.h"
+#include "boot/serve.h"
+#include "boot/shell.h"
+#include "boot/kernel.h"
+#include "cpu.h"
+#include "drivers/devices.h"
+#include "drivers/serial.h"
+#include "lib/num.h"
+
+#define SERVE_MAX_BYTES 16777216u
+#define HEX_LINE_BYTES  32                /* 64 hex digits a line (SPEC.md) */
+#define CHUNK           256
+#define NOTE_INTERVAL_MS 1000
+#define SAMPLES_MAX     100000u
+
+volatile int console_random_waiting;
+uint64_t stream_port_bytes;
+
+/* ---- output formats ---- */
+struct out {
+	int bin;
+	uint8_t line[HEX_LINE_BYTES];
+	unsigned fill;
+};
+
+static void out_flush_line(struct out *o)
+{
+	static const char digits[] = "0123456789abcdef";
+	char hex[HEX_LINE_BYTES * 2 + 2];
+	if (!o->fill)
+		return;
+	for (unsigned i = 0; i < o->fill; i++) {
+		hex[2 * i] = digits[o->line[i] >> 4];
+		hex[2 * i + 1] = digits[o->line[i] & 15];
+	}
+	hex[2 * o->fill] = '\r';
+	hex[2 * o->fill + 1] = '\n';
+	console_write(hex, 2 * o->fill + 2);
+	o->fill = 0;
+}
+
+static void out_bytes(struct out *o, const uint8_t *p, size_t n)
+{
+	if (o->bin) {
+		console_write_raw(p, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		o->line[o->fill++] = p[i];
+		if (o->fill == HEX_LINE_BYTES)
+			out_flush_line(o);
+	}
+}
+
+static void out_end(struct out *o)
+{
+	if (o->bin)
+		console_write_raw("\r\n", 2);
+	else
+		out_flush_line(o);
+}
+
+/* `random|urandom N [hex|bin]`: 0 and fills count/o, or prints the error. */
+static int parse_count_format(int argc, char **argv, uint32_t *count, struct out *o)
+{
+	if (argc < 2 || argc > 3)
+		return cmd_error("usage: %s N [hex|bin]", argv[0]);
+	int rc = parse_u32_range(argv[1], 1, SERVE_MAX_BYTES, count);
+	if (rc == -1)
+		return cmd_error("%s: '%s' is not a number (N is 1..%lu)", argv[0], argv[1],
+			(unsigned long)SERVE_MAX_BYTES);
+	if (rc == -2)
+		return cmd_error("%s: N must be 1..%lu", argv[0], (unsigned long)SERVE_MAX_BYTES);
+	memset(o, 0, sizeof(*o));
+	if (argc == 3) {
+		if (strcmp(argv[2], "bin") == 0)
+			o->bin = 1;
+		else if (strcmp(argv[2], "hex") != 0)
+			return cmd_error("%s: format must be hex or bin, not '%s'", argv[0], argv[2]);
+	}
+	return 0;
+}
+
+int cmd_urandom(int argc, char **argv)
+{
+	uint32_t n;
+	struct out o;
+	uint8_t buf[CHUNK];
+	if (parse_count_format(argc, argv, &n, &o) < 0)
+		return -1;
+	for (uint32_t done = 0; done < n;) {
+		if (cmd_interrupted()) {
+			out_end(&o);
+			return cmd_error("interrupted after %lu of %lu bytes", (unsigned long)done,
+				(unsigned long)n);
+		}
+		size_t k = n - done < CHUNK ? n - done : CHUNK;
+		rng_read_urandom(&rng_live, buf, k);
+		out_bytes(&o, buf, k);
+		done += k;
+		kernel_poll();
+	}
+	out_end(&o);
+	memset(buf, 0, sizeof(buf));
+	return 0;
+}
+
+int cmd_random(int argc, char **argv)
+{
+	uint32_t n, done = 0;
+	struct out o;
+	uint8_t buf[CHUNK];
+	int rc = 0;
+	if (parse_count_format(argc, argv, &n, &o) < 0)
+		return -1;
+	struct deadline next_note = deadline_in_ms(0);
+	console_random_waiting = 1;
+	while (done < n) {
+		if (cmd_interrupted()) {
+			out_end(&o);
+			rc = cmd_error("interrupted after %lu of %lu bytes", (unsigned long)done,
+				(unsigned long)n);
+			break;
+		}
+		size_t want = n - done < CHUNK ? n - done : CHUNK;
+		size_t k = rng_read_random(&rng_live, buf, want);
+		if (k) {
+			out_bytes(&o, buf, k);
+			done += k;
+			kernel_poll();
+			continue;
+		}
+		/* Waiting notes are text: in bin mode they would corrupt the N raw bytes. */
+		if (!o.bin && deadline_passed(next_note)) {
+			kprintf("# waiting for entropy: %lu of %lu bytes, primary_bits %d\r\n",
+				(unsigned long)done, (unsigned long)n, rng_live.primary.entropy_count);
+			next_note = deadline_in_ms(NOTE_INTERVAL_MS);
+		}
+		kernel_idle();
+	}
+	console_random_waiting = 0;
+	memset(buf, 0, sizeof(buf));
+	if (rc == 0)
+		out_end(&o);
+	return rc;
+}
+
+/* `stream random|urandom`: raw bytes on COM1 until Ctrl-C, then CRLF and ok. */
+int cmd_stream(int argc, char **argv)
+{
+	uint8_t buf[CHUNK];
+	int random;
+	if (argc != 2 || (strcmp(argv[1], "random") != 0 && strcmp(argv[1], "urandom") != 0))
+		return cmd_error("usage: stream random|urandom");
+	random = argv[1][0] == 'r';
+	console_random_waiting = random;
+	while (!cmd_interrupted()) {
+		size_t k = CHUNK;
+		if (random)
+			k = rng_read_random(&rng_live, buf, CHUNK);
+		else
+			rng_read_urandom(&rng_live, buf, CHUNK);
+		if (k)
+			console_write_raw(buf, k);
+		if (k)
+			kernel_poll();
+		else
+			kernel_idle();
+	}
+	console_random_waiting = 0;
+	memset(buf, 0, sizeof(buf));
+	console_write_raw("\r\n", 2);
+	return 0;
+}
+
+/* `samples NAME N`: the next N timing samples of one source; no credit meanwhile. */
+int cmd_samples(int argc, char **argv)
+{
+	static struct rng_capture cap;
+	uint32_t n, done = 0, raw, shifted;
+	if (argc != 3)
+		return cmd_error("usage: samples NAME N");
+	struct entropy_source *src = rng_find_source(&rng_live, argv[1]);
+	if (!src)
+		return cmd_error("samples: no source '%s' (see sources)", argv[1]);
+	int rc = parse_u32_range(argv[2], 1, SAMPLES_MAX, &n);
+	if (rc == -1)
+		return cmd_error("samples: '%s' is not a number (N is 1..%lu)", argv[2], (unsigned long)SAMPLES_MAX);
+	if (rc == -2)
+		return cmd_error("samples: N must be 1..%lu", (unsigned long)SAMPLES_MAX);
+	memset(&cap, 0, sizeof(cap));
+	rng_capture_start(src, &cap);
+	kprintf("# capturing %lu samples of %s: raw_delta shifted_delta (hex); no credit meanwhile\r\n",
+		(unsigned long)n, src->name);
+	rc = 0;
+	while (done < n) {
+		if (cmd_interrupted()) {
+			rc = -1;
+			break;
+		}
+		if (rng_capture_read(&cap, &raw, &shifted)) {
+			kprintf("%08lx %08lx\r\n", (unsigned long)raw, (unsigned long)shifted);
+			done++;
+		} else {
+			kernel_idle();
+		}
+	}
+	rng_capture_stop(src);
+	if (cap.dropped)
+		kprintf("# %lu samples arrived faster than they could be printed and were not shown\r\n",
+			(unsigned long)cap.dropped);
+	if (rc < 0)
+		return cmd_error("interrupted after %lu of %lu samples", (unsigned long)done, (unsigned long)n);
+	return 0;
+}
+
+/* ---- COM2: raw bytes from boot on, as stream= says ---- */
+static void stream_port_poll(void)
+{
+	uint8_t buf[CHUNK];
+	size_t room = serial_tx_space(COM2);
+	if (room < 64)
+		return;                      /* the host is not reading: wait, lose nothing */
+	size_t want = room < CHUNK ? room : CHUNK, k = want;
+	if (boot_opts.stream == STREAM_RANDOM) {
+		if (console_random_waiting)
+			return;                  /* a console reader waits: it goes first */
+		k = rng_read_random(&rng_live, buf, want);
+	} else {
+		rng_read_urandom(&rng_live, buf, want);
+	}
+	if (k) {
+		serial_write_some(COM2, buf, k);     /* fits: room was checked */
+		stream_port_bytes += k;
+		kernel_more_work();
+	}
+	memset(buf, 0, k);
+}
+
+void stream_port_init(void)
+{
+	if (!serial_present(COM2) || boot_opts.stream == STREAM_OFF)
+		return;
+	kprintf("com2: stream port sends %s bytes\r\n", stream_mode_name(boot_opts.stream));
+	kernel_add_poller(stream_port_poll);
+}

@@ -1,0 +1,202 @@
+"""Serving random bytes on COM1 and COM2 (issue 5, SPEC.md "Console", "Stream port")."""
+import re
+import subprocess
+import time
+
+import pytest
+
+from rand86 import Rand86
+
+HEX_LINE = re.compile(r"^[0-9a-f]+$")
+OK_TAIL = b"\r\nok\r\nrand86> "
+
+
+def conserved(vm):
+    st = vm.status()
+    rb, cb = int(st["random_bytes"]), int(st["credited_bits"])
+    assert rb * 8 <= cb, "conservation broken: random_bytes=%d credited_bits=%d" % (rb, cb)
+    return st
+
+
+def type_keys(vm, n, gap=0.03):
+    keys = ["a", "s", "d", "f", "j", "k", "l", "q", "w", "e", "r", "u", "i", "o", "p"]
+    for i in range(n):
+        vm.key(keys[i % len(keys)], gap=gap * (1 + (i * 7919 % 13) / 13.0))
+
+
+def test_urandom_hex_is_32_bytes_a_line_and_exact():
+    with Rand86() as vm:
+        body = vm.ok("urandom 100")
+        assert [len(l) for l in body] == [64, 64, 64, 8], body
+        assert all(HEX_LINE.match(l) for l in body)
+        assert body != vm.ok("urandom 100"), "two reads gave the same bytes"
+        assert conserved(vm)["urandom_bytes"] == "200"
+
+
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 1000])
+def test_bin_output_is_exactly_n_bytes_then_crlf_ok(n):
+    with Rand86() as vm:
+        vm.send("urandom %d bin\r" % n)
+        vm.com1.expect(rb"urandom %d bin\r\n" % n)
+        data = vm.com1.read_exact(n)
+        assert len(data) == n
+        assert vm.com1.read_exact(len(OK_TAIL), 10) == OK_TAIL
+
+
+@pytest.mark.parametrize("cmd,err", [
+    ("random 0", "error: random: N must be 1..16777216"),
+    ("random 16777217", "error: random: N must be 1..16777216"),
+    ("urandom 0x1000001", "error: urandom: N must be 1..16777216"),
+    ("urandom -5", "error: urandom: '-5' is not a number (N is 1..16777216)"),
+    ("random 12abc", "error: random: '12abc' is not a number (N is 1..16777216)"),
+    ("urandom 4 oct", "error: urandom: format must be hex or bin, not 'oct'"),
+    ("random", "error: usage: random N [hex|bin]"),
+    ("stream", "error: usage: stream random|urandom"),
+    ("stream sometimes", "error: usage: stream random|urandom"),
+])
+def test_bad_counts_and_formats_give_error_and_no_output(cmd, err):
+    with Rand86() as vm:
+        body, final = vm.cmd(cmd)
+        assert final == err
+        assert body == [], "output before the error: %r" % body
+        st = vm.status()
+        assert st["random_bytes"] == "0" and st["urandom_bytes"] == "0"
+
+
+def test_random_waits_without_input_then_finishes_after_keys():
+    with Rand86() as vm:
+        vm.send("random 64\r")
+        time.sleep(3.0)
+        out = vm.com1.unconsumed()
+        assert b"ok\r\n" not in out, "random 64 finished without entropy: %r" % out
+        assert out.count(b"# waiting for entropy:") >= 2, out
+        assert out.count(b"# waiting for entropy:") <= 5, "notes more than once a second: %r" % out
+        for _ in range(40):
+            type_keys(vm, 10)
+            if b"ok\r\nrand86> " in vm.com1.unconsumed():
+                break
+        m = vm.com1.expect(rb"random 64\r\n(.*?)\r\nok\r\nrand86> ", 30)
+        lines = [l for l in m.group(1).decode().split("\r\n") if not l.startswith("#")]
+        assert [len(l) for l in lines] == [64, 64], lines
+        st = conserved(vm)
+        assert int(st["random_bytes"]) == 64
+
+
+def test_ctrl_c_ends_random_with_count():
+    with Rand86() as vm:
+        vm.send("random 20\r")
+        vm.com1.expect(rb"# waiting for entropy")
+        vm.send(b"\x03")
+        vm.com1.expect(rb"error: interrupted after 0 of 20 bytes\r\nrand86> ", 10)
+        vm.ok("status")
+
+
+def test_stream_urandom_until_ctrl_c():
+    with Rand86() as vm:
+        vm.send("stream urandom\r")
+        vm.com1.expect(rb"stream urandom\r\n")
+        vm.com1.read_exact(20000, 60)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 30)
+        st = vm.status()
+        assert int(st["urandom_bytes"]) >= 20000
+
+
+def test_stream_random_stops_on_ctrl_c_while_waiting():
+    with Rand86() as vm:
+        vm.send("stream random\r")
+        vm.com1.expect(rb"stream random\r\n")
+        time.sleep(1.0)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 10)
+        conserved(vm)
+
+
+def test_conservation_after_every_step_of_a_session():
+    with Rand86() as vm:
+        conserved(vm)
+        for step in range(6):
+            type_keys(vm, 8)
+            conserved(vm)
+            vm.ok("urandom 64")
+            conserved(vm)
+            vm.send("random 4\r")
+            time.sleep(0.5)
+            vm.send(b"\x03")
+            vm.com1.expect(rb"(ok|error: interrupted after \d+ of 4 bytes)\r\nrand86> ", 20)
+            conserved(vm)
+
+
+@pytest.mark.timeout(300)
+def test_urandom_16_mib_streams_every_byte():
+    n = 16777216
+    with Rand86() as vm:
+        vm.send("urandom %d bin\r" % n)
+        vm.com1.expect(rb"urandom %d bin\r\n" % n)
+        data = vm.com1.read_exact(n, 280)
+        assert vm.com1.read_exact(len(OK_TAIL), 20) == OK_TAIL
+        assert len(data) == n
+        # a crude sanity check on the bytes: every value occurs
+        assert len(set(data[:100000])) == 256
+
+
+def test_com2_random_sends_nothing_without_entropy_then_resumes_on_keys():
+    with Rand86() as vm:
+        time.sleep(2.0)
+        assert vm.com2.available() == 0, "COM2 sent %d bytes without credited entropy" % vm.com2.available()
+        for _ in range(30):
+            type_keys(vm, 10)
+            if vm.com2.available() > 0:
+                break
+        assert vm.com2.available() > 0, "COM2 stayed silent after key input"
+        st = conserved(vm)
+        assert int(st["random_bytes"]) >= vm.com2.available()
+
+
+def rngtest_failures(data):
+    p = subprocess.run(["rngtest", "-c", "1000"], input=data, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    out = p.stdout.decode()
+    m = re.search(r"FIPS 140-2 failures: (\d+)", out)
+    s = re.search(r"FIPS 140-2 successes: (\d+)", out)
+    assert m and s, out
+    assert int(s.group(1)) + int(m.group(1)) == 1000, out
+    return int(m.group(1)), out
+
+
+BLOCKS_BYTES = 1000 * 2500 + 4 + 4096   # 1000 FIPS blocks, rngtest's first word, slack
+
+
+@pytest.mark.timeout(400)
+def test_rngtest_passes_on_com2_urandom():
+    with Rand86(append="stream=urandom") as vm:
+        data = vm.com2.read_exact(BLOCKS_BYTES, 360)
+    fails, out = rngtest_failures(data)
+    assert fails <= 3, out
+
+
+@pytest.mark.timeout(400)
+def test_rngtest_passes_on_console_stream_urandom():
+    with Rand86() as vm:
+        vm.send("stream urandom\r")
+        vm.com1.expect(rb"stream urandom\r\n")
+        data = vm.com1.read_exact(BLOCKS_BYTES, 360)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 60)
+    fails, out = rngtest_failures(data)
+    assert fails <= 3, out
+
+
+def test_noise_on_com2_and_ctrl_c_storm_during_urandom_leave_service_answering():
+    import random
+    rnd = random.Random(5)
+    with Rand86() as vm:
+        u1 = int(vm.status()["uptime_ms"])
+        vm.send("urandom 200000 hex\r")
+        for _ in range(20):
+            vm.com2.write(bytes(rnd.getrandbits(8) for _ in range(2000)))
+            vm.send(bytes(rnd.choice([3, 0, 0x7f, 0x80, 13, 10, 65]) for _ in range(50)))
+        vm.settle()
+        st = vm.status()
+        assert int(st["uptime_ms"]) > u1
+        assert vm.proc.poll() is None
