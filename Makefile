@@ -118,3 +118,11 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# --- measurements (not tests: no thresholds) ---
+bench: deps $(BUILD)/rand86.elf
+	$(MAKE) bench-host > $(BUILD)/bench-host.txt
+	$(PYTHON) scripts/bench.py --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
+
+rngtest: deps $(BUILD)/rand86.elf
+	$(PYTHON) scripts/rngtest_qemu.py
