@@ -1,5 +1,21 @@
-/* i8042 driver (to be written). */
+/* i8042 PS/2 controller: keyboard (IRQ 1) and aux/mouse (IRQ 12) as entropy sources. */
 #ifndef RAND86_I8042_H
 #define RAND86_I8042_H
+#include <stdint.h>
+
+/* Bring up the controller and its devices; registers the trusted sources
+ * `keyboard` and, when a PS/2 mouse answers, `mouse`. Absence is reported
+ * once in the boot log; every wait is bounded. Call with interrupts on. */
 void i8042_init(void);
+
+/* What the driver found and counted (for tests and the sources line). */
+struct i8042_stats {
+	int controller, keyboard, mouse;    /* present: 1, absent: 0 */
+	uint32_t keys;                      /* keyboard samples (press or release) */
+	uint32_t kbd_ignored;               /* ACK/resend/error bytes, not samples */
+	uint32_t packets;                   /* complete mouse packets (samples) */
+	uint32_t resyncs;                   /* mouse packet restarts after a lost byte */
+	uint32_t spurious;                  /* interrupts with an empty output buffer */
+};
+void i8042_get_stats(struct i8042_stats *out);
 #endif
