@@ -33,6 +33,21 @@ class Timeout(AssertionError):
     pass
 
 
+def connect_unix(path, timeout):
+    """Connect to a QEMU server socket, retrying until QEMU has created it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise Timeout("could not connect to %s" % path)
+            time.sleep(0.02)
+
+
 class SerialPort:
     """A QEMU serial chardev socket, read by a thread into a buffer."""
 
@@ -41,17 +56,7 @@ class SerialPort:
         self.pos = 0                     # start of unconsumed data
         self.cond = threading.Condition()
         self.closed = False
-        deadline = time.monotonic() + connect_timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise Timeout("could not connect to %s" % path)
-                time.sleep(0.02)
+        self.sock = connect_unix(path, connect_timeout)
         self.thread = threading.Thread(target=self._reader, daemon=True)
         self.thread.start()
 
@@ -125,17 +130,7 @@ class SerialPort:
 
 class QMP:
     def __init__(self, path, timeout=30):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise Timeout("could not connect to QMP at %s" % path)
-                time.sleep(0.02)
+        self.sock = connect_unix(path, timeout)
         self.sock.settimeout(timeout)
         self.rfile = self.sock.makefile("rb")
         self._read()                      # greeting
