@@ -7,6 +7,7 @@
 #include "boot/shell.h"
 #include "boot/seed.h"
 #include "boot/serve.h"
+#include "boot/dashboard.h"
 #include "cpu.h"
 #include "io.h"
 #include "drivers/serial.h"
@@ -147,6 +148,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 	seed_boot_pools(&rng_live, magic == MULTIBOOT_LOADER_MAGIC ? mbi : NULL);
 	devices_init();
 	stream_port_init();
+	dashboard_init();
 
 	boot_to_prompt_ms = (uint32_t)clock_ms();
 	shell_start();

@@ -1,0 +1,494 @@
+/* Live VGA text dashboard (80x25): what the appliance is doing, for a person
+ * at the PC's screen.
+ *
+ * Cost model: a poller on the main loop, never interrupt context. Every
+ * DASH_REFRESH_MS it snapshots the counters (a few dozen words, interrupts
+ * masked only around each 64-bit group so the reads do not tear), then draws
+ * ONE screen row per main-loop pass into a RAM row buffer without printf,
+ * compares it with what the screen already shows and writes only the cells
+ * that changed. No clears after the takeover, so nothing flickers. */
+#include <string.h>
+#include "boot/dashboard.h"
+#include "boot/kernel.h"
+#include "boot/serve.h"
+#include "cpu.h"
+#include "drivers/devices.h"
+#include "drivers/serial.h"
+#include "drivers/vga.h"
+
+#define COLS VGA_COLS
+#define ROWS VGA_ROWS
+
+/* Attributes (background << 4 | foreground). */
+#define A_TEXT   0x07          /* light grey */
+#define A_VALUE  0x0F          /* white */
+#define A_TITLE  0x1F          /* white on blue */
+#define A_HEAD   0x70          /* black on light grey */
+#define A_FULL   0x0A          /* light green */
+#define A_EMPTY  0x08          /* dark grey */
+#define A_DIM    0x03          /* cyan: legend and help */
+#define A_WARN   0x0E          /* yellow */
+
+#define CH_FULL  ((char)0xDB)  /* CP437 full block */
+#define CH_EMPTY ((char)0xB0)  /* CP437 light shade */
+
+/* Screen layout: fixed rows, so every field is always at the same place. */
+#define ROW_TITLE   0
+#define ROW_CLOCK   1
+#define ROW_PRIMARY 3
+#define ROW_SECOND  4
+#define ROW_HEAD1   6
+#define ROW_HEAD2   7
+#define ROW_SRC0    8
+#define SRC_ROWS    10         /* rows 8..17 */
+#define ROW_TOTAL   18
+#define ROW_RATIO   19
+#define ROW_SERVED  20
+#define ROW_COM2    21
+#define ROW_LEGEND  23
+#define ROW_HELP    24
+
+/* Table columns: name irq trust events xy tso xy/ev tso/ev (80 columns). */
+#define C_NAME   0
+#define W_NAME   8
+#define C_IRQ    9
+#define W_IRQ    3
+#define C_TRUST  13
+#define W_TRUST  9
+#define C_EVENTS 23
+#define W_EVENTS 11
+#define C_XY     35
+#define W_XY     11
+#define C_TSO    47
+#define W_TSO    11
+#define C_XYPE   59
+#define W_XYPE   10
+#define C_TSOPE  70
+#define W_TSOPE  10
+
+#define BAR_COL   17
+#define BAR_WIDTH 36
+
+struct src_snap {
+	const char *name;
+	int irq, trusted, capturing;
+	uint64_t events, bits, tso_bits;
+};
+
+struct snap {
+	uint64_t uptime_ms;
+	uint32_t khz, hz;
+	int tsc, estimator;
+	int primary, secondary;
+	uint64_t credited, random_bytes, urandom_bytes, stream_bytes;
+	unsigned nsrc;                               /* all registered sources */
+	struct src_snap src[SRC_ROWS];               /* the first SRC_ROWS of them */
+	uint64_t t_events, t_bits, t_tso;            /* totals over all sources */
+	uint64_t tr_bits, tr_tso;                    /* totals over trusted sources */
+	uint32_t stream_rate;                        /* COM2 bytes/s since the last snapshot */
+	int com2_present, com2_room, com2_yield, random_ready;
+};
+
+static struct snap s;
+static uint16_t shown[ROWS][COLS];               /* what the screen holds (char | attr << 8) */
+static char txt[COLS];
+static uint8_t att[COLS];
+
+enum { DASH_BOOTLOG, DASH_IDLE, DASH_DRAWING };
+static int phase = DASH_BOOTLOG;
+static int next_row;
+static struct deadline due;
+static uint64_t prev_stream_bytes, prev_ms;
+
+/* ---- the row buffer ---- */
+static void row_reset(void)
+{
+	memset(txt, ' ', sizeof(txt));
+	memset(att, A_TEXT, sizeof(att));
+}
+
+static int put(int col, uint8_t a, const char *str)
+{
+	for (; *str && col < COLS; str++, col++) {
+		if (col >= 0) {
+			txt[col] = *str;
+			att[col] = a;
+		}
+	}
+	return col;
+}
+
+static void fill(int col, int n, uint8_t a, char c)
+{
+	for (int i = 0; i < n && col + i < COLS; i++) {
+		txt[col + i] = c;
+		att[col + i] = a;
+	}
+}
+
+/* Decimal without printf or 64-bit division per digit: split at 10^9. */
+static char *u32_dec(char *end, uint32_t v, int min_digits)
+{
+	int n = 0;
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+		n++;
+	} while (v || n < min_digits);
+	return end;
+}
+
+static const char *u64_dec(char buf[24], uint64_t v)
+{
+	char *p = buf + 23;
+	*p = 0;
+	if (v < 1000000000u)
+		return u32_dec(p, (uint32_t)v, 1);
+	uint64_t hi = v / 1000000000u;
+	p = u32_dec(p, (uint32_t)(v - hi * 1000000000u), 9);
+	if (hi < 1000000000u)
+		return u32_dec(p, (uint32_t)hi, 1);
+	p = u32_dec(p, (uint32_t)(hi % 1000000000u), 9);
+	return u32_dec(p, (uint32_t)(hi / 1000000000u), 1);
+}
+
+/* Right-aligned in [col, col+w). */
+static void put_right(int col, int w, uint8_t a, const char *str)
+{
+	int len = (int)strlen(str);
+	put(col + (len < w ? w - len : 0), a, str);
+}
+
+static int put_num(int col, uint8_t a, uint64_t v)
+{
+	char b[24];
+	return put(col, a, u64_dec(b, v));
+}
+
+static void put_num_right(int col, int w, uint8_t a, uint64_t v)
+{
+	char b[24];
+	put_right(col, w, a, u64_dec(b, v));
+}
+
+/* num/den with two decimals ("3.42"), or "-" when den is 0. */
+static const char *ratio2(char buf[32], uint64_t num, uint64_t den)
+{
+	if (!den) {
+		buf[0] = '-';
+		buf[1] = 0;
+		return buf;
+	}
+	uint64_t q = num * 100 / den;         /* counters stay far below 2^57 */
+	uint64_t whole = q / 100;
+	char w[24];
+	const char *ws = u64_dec(w, whole);
+	size_t n = strlen(ws);
+	memcpy(buf, ws, n);
+	uint32_t frac = (uint32_t)(q - whole * 100);
+	buf[n] = '.';
+	buf[n + 1] = (char)('0' + frac / 10);
+	buf[n + 2] = (char)('0' + frac % 10);
+	buf[n + 3] = 0;
+	return buf;
+}
+
+/* Write the cells of `row` that differ from the screen, in runs of one attribute. */
+static void row_flush(int row)
+{
+	char run[COLS + 1];
+	int c = 0;
+	while (c < COLS) {
+		uint16_t want = (uint16_t)((uint8_t)txt[c] | att[c] << 8);
+		if (shown[row][c] == want) {
+			c++;
+			continue;
+		}
+		int start = c, n = 0;
+		uint8_t a = att[c];
+		while (c < COLS && att[c] == a) {
+			want = (uint16_t)((uint8_t)txt[c] | att[c] << 8);
+			if (shown[row][c] == want)
+				break;
+			shown[row][c] = want;
+			run[n++] = txt[c];
+			c++;
+		}
+		run[n] = 0;
+		vga_put_at(row, start, a, run);
+	}
+}
+
+/* ---- the snapshot ---- */
+static void take_snapshot(void)
+{
+	const struct rng *r = &rng_live;
+	unsigned long f;
+
+	s.uptime_ms = clock_ms();
+	s.khz = clock_khz();
+	s.hz = pit_hz();
+	s.tsc = clock_is_tsc();
+	s.estimator = r->estimator;
+
+	f = entropy_irq_save();
+	s.primary = r->primary.entropy_count;
+	s.secondary = r->secondary.entropy_count;
+	s.credited = r->credited_bits;
+	s.random_bytes = r->random_bytes;
+	s.urandom_bytes = r->urandom_bytes;
+	s.stream_bytes = stream_port_bytes;
+	entropy_irq_restore(f);
+
+	s.nsrc = 0;
+	s.t_events = s.t_bits = s.t_tso = s.tr_bits = s.tr_tso = 0;
+	for (const struct entropy_source *e = r->sources; e; e = e->next) {
+		uint64_t ev, bits, tso;
+		f = entropy_irq_save();
+		ev = e->events;
+		bits = e->bits;
+		tso = e->tso_bits;
+		entropy_irq_restore(f);
+		if (s.nsrc < SRC_ROWS) {
+			struct src_snap *d = &s.src[s.nsrc];
+			d->name = e->name;
+			d->irq = e->irq;
+			d->trusted = e->trusted;
+			d->capturing = e->capture != NULL;
+			d->events = ev;
+			d->bits = bits;
+			d->tso_bits = tso;
+		}
+		s.nsrc++;
+		s.t_events += ev;
+		s.t_bits += bits;
+		s.t_tso += tso;
+		if (e->trusted) {
+			s.tr_bits += bits;
+			s.tr_tso += tso;
+		}
+	}
+
+	s.com2_present = serial_present(COM2);
+	s.com2_room = s.com2_present && serial_tx_space(COM2) >= 64;
+	s.com2_yield = console_random_waiting;
+	s.random_ready = rng_random_ready(r);
+	uint64_t dt = s.uptime_ms - prev_ms;
+	if (prev_ms && dt)
+		s.stream_rate = (uint32_t)((s.stream_bytes - prev_stream_bytes) * 1000 / dt);
+	else
+		s.stream_rate = 0;
+	prev_ms = s.uptime_ms;
+	prev_stream_bytes = s.stream_bytes;
+}
+
+/* ---- the rows ---- */
+static void draw_pool(const char *label, int bits, int max)
+{
+	int c = put(0, A_TEXT, label);
+	(void)c;
+	int full = bits <= 0 ? 0 : bits >= max ? BAR_WIDTH : bits * BAR_WIDTH / max;
+	if (bits > 0 && full == 0)
+		full = 1;                         /* some entropy: show a sliver */
+	put(BAR_COL - 1, A_TEXT, "[");
+	fill(BAR_COL, full, A_FULL, CH_FULL);
+	fill(BAR_COL + full, BAR_WIDTH - full, A_EMPTY, CH_EMPTY);
+	put(BAR_COL + BAR_WIDTH, A_TEXT, "]");
+	put_num_right(BAR_COL + BAR_WIDTH + 2, 5, A_VALUE, (uint64_t)(bits < 0 ? 0 : bits));
+	c = put(BAR_COL + BAR_WIDTH + 7, A_TEXT, " of ");
+	c = put_num(c, A_TEXT, (uint64_t)max);
+	c = put(c, A_TEXT, " bits ");
+	char b[24];
+	put_right(c, 4, A_VALUE, u64_dec(b, (uint64_t)(bits < 0 ? 0 : bits) * 100 / (uint64_t)max));
+	put(c + 4, A_TEXT, "%");
+}
+
+static void draw_table_row(const char *name, int irq, const char *trust, uint64_t ev,
+	uint64_t bits, uint64_t tso, uint8_t a)
+{
+	char b[32];
+	put(C_NAME, a, name);
+	if (irq >= 0)
+		put_num_right(C_IRQ, W_IRQ, a, (uint64_t)irq);
+	put(C_TRUST, a, trust);
+	put_num_right(C_EVENTS, W_EVENTS, a, ev);
+	put_num_right(C_XY, W_XY, a, bits);
+	put_num_right(C_TSO, W_TSO, a, tso);
+	put_right(C_XYPE, W_XYPE, a, ratio2(b, bits, ev));
+	put_right(C_TSOPE, W_TSOPE, a, ratio2(b, tso, ev));
+}
+
+static void draw_row(int row)
+{
+	char b[32];
+	int c;
+	row_reset();
+	switch (row) {
+	case ROW_TITLE:
+		fill(0, COLS, A_TITLE, ' ');
+		put(1, A_TITLE, "rand86 " RAND86_VERSION " - interrupt entropy appliance");
+		put_right(COLS - 1 - 40, 40, A_TITLE, "entropy from interrupt timing");
+		break;
+	case ROW_CLOCK: {
+		uint32_t secs = (uint32_t)(s.uptime_ms / 1000);
+		char t[40], *p = t + sizeof(t) - 1;
+		*p = 0;
+		p = u32_dec(p, secs % 60, 2);
+		*--p = ':';
+		p = u32_dec(p, secs / 60 % 60, 2);
+		*--p = ':';
+		p = u32_dec(p, secs / 3600 % 24, 2);
+		*--p = ' ';
+		*--p = 'd';
+		p = u32_dec(p, secs / 86400, 1);
+		c = put(0, A_TEXT, "Clock: ");
+		c = put(c, A_VALUE, s.tsc ? "tsc" : "pit");
+		c = put(c, A_TEXT, "   cpu_khz ");
+		c = put_num(c, A_VALUE, s.khz);
+		c = put(c, A_TEXT, " kHz   timer ");
+		c = put_num(c, A_VALUE, s.hz);
+		c = put(c, A_TEXT, " Hz   uptime ");
+		c = put_num(c, A_VALUE, secs);
+		c = put(c, A_TEXT, " s = ");
+		put(c, A_VALUE, p);
+		break;
+	}
+	case ROW_PRIMARY:
+		draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
+		break;
+	case ROW_SECOND:
+		draw_pool("Secondary pool", s.secondary, RNG_SECONDARY_WORDS * 32);
+		break;
+	case ROW_HEAD1:
+	case ROW_HEAD2: {
+		int one = row == ROW_HEAD1;
+		fill(0, COLS, A_HEAD, ' ');
+		put(C_NAME, A_HEAD, one ? "Source" : "(name)");
+		put_right(C_IRQ, W_IRQ, A_HEAD, one ? "IRQ" : "");
+		put(C_TRUST, A_HEAD, one ? "Trust" : "");
+		put_right(C_EVENTS, W_EVENTS, A_HEAD, one ? "Events" : "(count)");
+		put_right(C_XY, W_XY, A_HEAD, one ? "Xymoron" : "bits");
+		put_right(C_TSO, W_TSO, A_HEAD, one ? "1999 rules" : "bits");
+		put_right(C_XYPE, W_XYPE, A_HEAD, one ? "Xymoron" : "bits/event");
+		put_right(C_TSOPE, W_TSOPE, A_HEAD, one ? "1999 rules" : "bits/event");
+		break;
+	}
+	case ROW_TOTAL:
+		draw_table_row("Total", -1, "", s.t_events, s.t_bits, s.t_tso, A_VALUE);
+		if (s.nsrc > SRC_ROWS) {
+			c = put(C_TRUST, A_WARN, "+");
+			c = put_num(c, A_WARN, s.nsrc - SRC_ROWS);
+			put(c, A_WARN, " more");
+		}
+		break;
+	case ROW_RATIO:
+		c = put(0, A_TEXT, "Trusted sources: the 1999 rules give ");
+		if (s.tr_bits) {
+			c = put(c, A_VALUE, ratio2(b, s.tr_tso, s.tr_bits));
+			c = put(c, A_TEXT, "x Xymoron's bits.");
+		} else {
+			c = put(c, A_TEXT, "- (no Xymoron bits yet).");
+		}
+		c = put(c, A_TEXT, " Credit: ");
+		put(c, A_VALUE, s.estimator == RNG_CREDIT_TSO ? "1999 rules" : "Xymoron");
+		break;
+	case ROW_SERVED:
+		c = put(0, A_TEXT, "Served: random ");
+		c = put_num(c, A_VALUE, s.random_bytes);
+		c = put(c, A_TEXT, " bytes, urandom ");
+		c = put_num(c, A_VALUE, s.urandom_bytes);
+		c = put(c, A_TEXT, " bytes. Credited since boot ");
+		c = put_num(c, A_VALUE, s.credited);
+		put(c, A_TEXT, " bits");
+		break;
+	case ROW_COM2:
+		c = put(0, A_TEXT, "COM2: ");
+		if (!s.com2_present) {
+			put(c, A_TEXT, "no serial port (stream port absent)");
+			break;
+		}
+		if (boot_opts.stream == STREAM_OFF) {
+			put(c, A_TEXT, "stream port off (boot option stream=off)");
+			break;
+		}
+		c = put(c, A_TEXT, "streams ");
+		c = put(c, A_VALUE, boot_opts.stream == STREAM_RANDOM ? "random" : "urandom");
+		c = put(c, A_TEXT, ", ");
+		c = put_num(c, A_VALUE, s.stream_bytes);
+		c = put(c, A_TEXT, " bytes sent, ");
+		if (s.stream_rate) {
+			c = put_num(c, A_VALUE, s.stream_rate);
+			put(c, A_TEXT, " bytes/s now");
+		} else if (!s.com2_room) {
+			put(c, A_WARN, "paused: host not reading");
+		} else if (boot_opts.stream == STREAM_RANDOM && s.com2_yield) {
+			put(c, A_WARN, "paused: console reader first");
+		} else if (boot_opts.stream == STREAM_RANDOM && !s.random_ready) {
+			put(c, A_WARN, "waiting for entropy");
+		} else {
+			put(c, A_TEXT, "idle");
+		}
+		break;
+	case ROW_LEGEND:
+		put(0, A_DIM, "Xymoron=2002 rules, 1999 rules=Ts'o v1.89; untrusted sources are never credited");
+		break;
+	case ROW_HELP:
+		put(0, A_DIM, "Bars: entropy each pool holds. Updated 4x a second. Console on COM1: try help");
+		break;
+	default:
+		if (row >= ROW_SRC0 && row < ROW_SRC0 + SRC_ROWS) {
+			unsigned i = (unsigned)(row - ROW_SRC0);
+			if (i < s.nsrc) {
+				const struct src_snap *d = &s.src[i];
+				draw_table_row(d->name, d->irq, d->trusted ? "trusted" : "untrusted",
+					d->events, d->bits, d->tso_bits, d->trusted ? A_VALUE : A_TEXT);
+				if (d->capturing)
+					put(C_NAME + W_NAME - 1, A_WARN, "*");
+			}
+		}
+		break;
+	}
+	row_flush(row);
+}
+
+/* ---- the poller ---- */
+static void dashboard_poll(void)
+{
+	switch (phase) {
+	case DASH_BOOTLOG:
+		if (!deadline_passed(due))
+			return;
+		/* The boot log has been on screen for a while; COM1 keeps it. */
+		vga_set_mirror(0);
+		vga_clear(A_TEXT);
+		for (int r = 0; r < ROWS; r++)
+			for (int c = 0; c < COLS; c++)
+				shown[r][c] = (uint16_t)(' ' | A_TEXT << 8);
+		phase = DASH_IDLE;
+		due = deadline_in_ms(0);
+		/* fall through */
+	case DASH_IDLE:
+		if (!deadline_passed(due))
+			return;
+		due = deadline_in_ms(DASH_REFRESH_MS);
+		take_snapshot();
+		next_row = 0;
+		phase = DASH_DRAWING;
+		/* fall through */
+	case DASH_DRAWING:
+		draw_row(next_row++);
+		if (next_row >= ROWS)
+			phase = DASH_IDLE;
+		else
+			kernel_more_work();
+		return;
+	}
+}
+
+void dashboard_init(void)
+{
+	if (!vga_present())
+		return;
+	due = deadline_in_ms(DASH_TAKEOVER_MS);
+	kernel_add_poller(dashboard_poll);
+}
