@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "urandom", "urandom N [hex|bin]       N bytes by /dev/urandom rules: never waits", cmd_urandom },
 	{ "stream", "stream random|urandom     raw bytes on this port until Ctrl-C", cmd_stream },
 	{ "samples", "samples NAME N            the next N (1..100000) timing samples of a source", cmd_samples },
+	{ "bench", "bench                     in-kernel measurements on scratch state", cmd_bench },
 	{ "reboot", "reboot                    reset the machine", cmd_reboot },
 	{ "halt", "halt [CODE]               write CODE (0..255) to port 0xf4 and halt", cmd_halt },
 };

@@ -1,0 +1,209 @@
+/* `bench`: in-kernel measurements on scratch state (SPEC.md "Console").
+ *
+ * Everything runs on a private `struct rng` with its own sources; the live
+ * pools (rng_live), their sources and counters are never touched, and the
+ * scratch instance is never made the default, so no fake sample is ever
+ * credited to what `random` serves.
+ *
+ * Unit: TSC cycles (rdtsc) when the clock is the TSC, else PIT ticks
+ * (1.193 MHz, clock_now()). With cycles, each operation is timed alone and
+ * the median is printed, minus the median cost of an empty bracket. PIT
+ * ticks are far coarser than one operation, so there the per-sample
+ * figures time groups of calls and print the mean, rounded up (never 0
+ * when anything was measured). No floating point, no %llu.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "boot/commands.h"
+#include "boot/shell.h"
+#include "boot/kernel.h"
+#include "cpu.h"
+#include "io.h"
+#include "lib/fmt.h"
+
+#define SAMPLE_REPS   255        /* timed samples (cycles) */
+#define PIT_GROUPS    16         /* PIT: groups of PIT_GROUP calls */
+#define PIT_GROUP     64
+#define FLUSH_REPS    31
+#define EXTRACT_REPS  5
+#define EXTRACT_BYTES 1000
+
+static struct rng scratch;
+static struct entropy_source bench_src, est_src;
+static struct rng_pool pool1999;     /* the 1999 path mixes into the pool itself */
+static uint32_t vals[SAMPLE_REPS];
+static uint8_t out[EXTRACT_BYTES];
+static int use_tsc;
+
+static inline uint64_t bench_now(void)
+{
+	return use_tsc ? rdtsc() : clock_now();
+}
+
+static uint32_t median(uint32_t *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		unsigned j = i;
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	return v[n / 2];
+}
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > 0xffffffffu ? 0xffffffffu : (uint32_t)v;
+}
+
+/* ceil(total / n) */
+static uint32_t mean_up(uint64_t total, uint32_t n)
+{
+	return sat32((total + n - 1) / n);
+}
+
+/* Median minus the bracket overhead; at least 1 (an operation is never free). */
+static uint32_t net(uint32_t med, uint32_t overhead)
+{
+	return med > overhead ? med - overhead : 1;
+}
+
+/*
+ * v1.89's add_timer_randomness() with this tree's pieces: read the clock,
+ * the delta-of-deltas estimate, mix two words straight into the pool and
+ * credit it, under one irq_save. The baseline the 2002 sample path
+ * (estimate into the batch, flushed by the tick) is compared with.
+ */
+static void sample_1999(struct entropy_source *s, uint32_t datum)
+{
+	unsigned long f = entropy_irq_save();
+	uint32_t t = (uint32_t)entropy_now();
+	unsigned bits = rng_tso_estimate(s, t);
+	uint32_t w[2] = { datum, t };
+
+	rng_mix_words(&pool1999, w, 2);
+	pool1999.entropy_count += (int)bits;
+	if (pool1999.entropy_count > (int)(pool1999.poolwords * 32))
+		pool1999.entropy_count = (int)(pool1999.poolwords * 32);
+	entropy_irq_restore(f);
+}
+
+enum op { OP_EMPTY, OP_ADD, OP_1999, OP_XYMORON, OP_TSO };
+
+static void run_op(enum op op, uint32_t i)
+{
+	switch (op) {
+	case OP_EMPTY:
+		break;
+	case OP_ADD:
+		add_timing_entropy(&bench_src, 0x1c ^ i);
+		break;
+	case OP_1999:
+		sample_1999(&bench_src, 0x1c ^ i);
+		break;
+	case OP_XYMORON:
+		rng_xymoron_estimate(&est_src, (uint32_t)entropy_now(), kernel_passes);
+		break;
+	case OP_TSO:
+		rng_tso_estimate(&est_src, (uint32_t)entropy_now());
+		break;
+	}
+}
+
+/* Per-call cost of op: median of single calls (cycles), or grouped mean (PIT). */
+static uint32_t measure(enum op op, uint32_t overhead)
+{
+	if (use_tsc) {
+		for (uint32_t i = 0; i < SAMPLE_REPS; i++) {
+			uint64_t t0 = rdtsc();
+			run_op(op, i);
+			vals[i] = sat32(rdtsc() - t0);
+		}
+		uint32_t m = median(vals, SAMPLE_REPS);
+		return op == OP_EMPTY ? m : net(m, overhead);
+	}
+	uint64_t total = 0;
+	for (uint32_t g = 0; g < PIT_GROUPS; g++) {
+		uint64_t t0 = clock_now();
+		for (uint32_t i = 0; i < PIT_GROUP; i++)
+			run_op(op, i);
+		total += clock_now() - t0;
+	}
+	return mean_up(total, PIT_GROUPS * PIT_GROUP);
+}
+
+static void print_u32(const char *key, uint32_t v)
+{
+	kprintf("%s: %lu\r\n", key, (unsigned long)v);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_error("usage: bench");
+
+	use_tsc = clock_is_tsc();
+	uint32_t khz = clock_khz();
+
+	rng_init(&scratch, RNG_CREDIT_XYMORON);
+	create_entropy_source(&scratch, &bench_src, "bench", -1, 1, 1);
+	create_entropy_source(&scratch, &est_src, "bench-est", -1, 1, 1);
+	rng_pool_init(&pool1999, RNG_PRIMARY_WORDS);
+	for (uint32_t i = 0; i < 4; i++)          /* warm the sources' state */
+		add_timing_entropy(&bench_src, i);
+	rng_batch_flush(&scratch);
+
+	kprintf("unit: %s\r\n", use_tsc ? "cycles" : "pit_ticks");
+	print_u32("cpu_khz", khz);
+
+	uint32_t overhead = use_tsc ? measure(OP_EMPTY, 0) : 0;
+	uint32_t add = measure(OP_ADD, overhead);
+	rng_batch_flush(&scratch);
+	uint32_t add1999 = measure(OP_1999, overhead);
+	uint32_t xym = measure(OP_XYMORON, overhead);
+	uint32_t tso = measure(OP_TSO, overhead);
+
+	/* A full batch: 256 samples, then one timed flush into the primary. */
+	uint64_t flush_total = 0;
+	for (uint32_t r = 0; r < FLUSH_REPS; r++) {
+		for (uint32_t j = 0; j < RNG_BATCH_WORDS; j++)
+			add_timing_entropy(&bench_src, j);
+		scratch.primary.entropy_count = 0;
+		uint64_t t0 = bench_now();
+		rng_batch_flush(&scratch);
+		uint64_t d = bench_now() - t0;
+		vals[r] = sat32(d);
+		flush_total += d;
+	}
+	uint32_t flush = use_tsc ? net(median(vals, FLUSH_REPS), overhead) : mean_up(flush_total, FLUSH_REPS);
+
+	/* urandom: EXTRACT_BYTES at a time; the median read gives the per-byte cost. */
+	for (uint32_t r = 0; r < EXTRACT_REPS; r++) {
+		uint64_t t0 = bench_now();
+		rng_read_urandom(&scratch, out, sizeof(out));
+		vals[r] = sat32(bench_now() - t0);
+	}
+	memset(out, 0, sizeof(out));
+	uint32_t read_units = median(vals, EXTRACT_REPS);
+	if (read_units == 0)
+		read_units = 1;
+	uint32_t per_byte = mean_up(read_units, EXTRACT_BYTES);
+	/* bytes/s = bytes * (units per second) / units */
+	uint64_t bps = (uint64_t)EXTRACT_BYTES * khz * 1000u / read_units;
+
+	print_u32("add_timing_entropy", add);
+	print_u32("add_timing_entropy_1999", add1999);
+	print_u32("xymoron_estimate", xym);
+	print_u32("tso_estimate", tso);
+	print_u32("batch_flush", flush);
+	print_u32("extract_per_byte", per_byte);
+	char b[U64_STR_LEN];
+	kprintf("urandom_bytes_per_s: %s\r\n", u64_str(b, bps));
+	print_u32("bracket_overhead", overhead);
+	print_u32("boot_to_prompt_ms", boot_to_prompt_ms);
+	return 0;
+}

@@ -1,0 +1,394 @@
+#!/usr/bin/python3
+"""`make bench`: measure rand86 and write docs/BENCHMARKS.md.
+
+Boots build/rand86.elf under QEMU (KVM when scripts/accel says it works,
+else TCG) and records, in one markdown table, next to the targets of the
+issue:
+  (a) the in-kernel `bench` figures (median of 3 runs in one boot),
+  (b) the host callgrind instruction counts (`make bench-host` output),
+  (c) the 2002/1999 cost ratios from both,
+  (d) text/data/bss of build/rand86.elf (`size`),
+  (e) the smallest -m (MiB) that boots to the prompt, trying 1, 2, 3, ...,
+  (f) wall time from starting QEMU to the prompt (median of 3 boots),
+  (g) urandom bytes/s received on COM1 (`stream urandom`) and on COM2
+      (stream=urandom) over ~3 s, and bench's internal rate, each as a
+      ratio to a 115200-baud line (11520 bytes/s).
+Prints the table; writes it with the date, CPU model and accelerator to
+--out. Exits non-zero only when a measurement could not be taken.
+Standard library only.
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import select
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+
+from rand86 import ELF, Rand86, accel  # noqa: E402
+
+LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
+BENCH_RUNS = 3
+BOOTS = 3
+STREAM_SECONDS = 3.0
+MEM_TRIES = range(1, 17)       # MiB
+MEM_BOOT_TIMEOUT = 8.0         # s; a TCG boot takes well under 1 s
+
+
+class Failed(Exception):
+    """A measurement could not be taken."""
+
+
+# ---------------------------------------------------------------- (a) bench
+def qemu_bench():
+    runs = []
+    with Rand86() as vm:
+        for _ in range(BENCH_RUNS):
+            out = {}
+            for line in vm.ok("bench", 60):
+                if ": " in line and not line.startswith("#"):
+                    k, v = line.split(": ", 1)
+                    out[k] = v
+            runs.append(out)
+    unit = runs[0].get("unit")
+    res = {"unit": unit}
+    for k in runs[0]:
+        if k == "unit":
+            continue
+        vals = [int(r[k]) for r in runs if r.get(k, "").isdigit()]
+        if len(vals) != len(runs):
+            raise Failed("bench key %s is not a number in every run: %r" % (k, runs))
+        res[k] = int(statistics.median(vals))
+    for k in ("add_timing_entropy", "add_timing_entropy_1999", "batch_flush",
+              "extract_per_byte", "urandom_bytes_per_s", "boot_to_prompt_ms", "cpu_khz"):
+        if k not in res:
+            raise Failed("bench printed no %s: %r" % (k, runs[0]))
+    return res
+
+
+# ---------------------------------------------------------------- (b) host
+def host_table(path):
+    with open(path) as f:
+        text = f.read()
+    rows, lines, keep = {}, [], False
+    for line in text.splitlines():
+        if line.startswith("operation (host"):
+            keep = True
+        if keep:
+            lines.append(line)
+            m = re.match(r"^(\S.*?)\s{2,}(-?[\d.]+)$", line)
+            if m:
+                rows[m.group(1)] = float(m.group(2))
+            if line.startswith("(bracket"):
+                keep = False
+    if "add_timing_entropy" not in rows:
+        raise Failed("no callgrind table in %s" % path)
+    return rows, "\n".join(lines)
+
+
+# ---------------------------------------------------------------- (d) size
+def image_size():
+    out = subprocess.run(["size", ELF], stdout=subprocess.PIPE, check=True).stdout.decode()
+    f = out.splitlines()[1].split()
+    return {"text": int(f[0]), "data": int(f[1]), "bss": int(f[2])}
+
+
+# ---------------------------------------------------------------- (e), (f) raw boots
+def boot_to_prompt(mem=None, timeout=MEM_BOOT_TIMEOUT):
+    """Start QEMU with COM1 on stdout; return (seconds to the prompt or None, note)."""
+    argv = ["qemu-system-i386", "-accel", accel(), "-display", "none", "-nodefaults",
+            "-no-reboot", "-vga", "std", "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+            "-serial", "stdio", "-serial", "null", "-kernel", ELF]
+    if mem is not None:
+        argv += ["-m", str(mem)]
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    buf = b""
+    try:
+        while True:
+            left = timeout - (time.monotonic() - t0)
+            if left <= 0:
+                return None, "no prompt within %.0f s (%d bytes of console output)" % (timeout, len(buf))
+            r, _, _ = select.select([p.stdout], [], [], left)
+            if not r:
+                continue
+            data = os.read(p.stdout.fileno(), 65536)
+            if not data:
+                p.wait(5)
+                msg = buf.decode(errors="replace").strip().splitlines()
+                return None, "QEMU exited (status %s): %s" % (p.returncode, msg[-1] if msg else "no output")
+            buf += data
+            if b"rand86> " in buf:
+                return time.monotonic() - t0, "booted"
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+
+
+def smallest_mem():
+    tries = []
+    for m in MEM_TRIES:
+        secs, note = boot_to_prompt(m)
+        tries.append((m, note))
+        if secs is not None:
+            return m, tries
+    return None, tries
+
+
+def wall_to_prompt():
+    times = []
+    for _ in range(BOOTS):
+        secs, note = boot_to_prompt(timeout=60)
+        if secs is None:
+            raise Failed("boot to prompt: %s" % note)
+        times.append(secs)
+    return statistics.median(times), times
+
+
+# ---------------------------------------------------------------- (g) streams
+def rate(port, seconds):
+    port.read_exact(1, 30)               # flowing
+    n0, t0 = port.available(), time.monotonic()
+    time.sleep(seconds)
+    n1, t1 = port.available(), time.monotonic()
+    return (n1 - n0) / (t1 - t0)
+
+
+def com1_stream_rate():
+    with Rand86() as vm:
+        vm.send("stream urandom\r")
+        vm.com1.expect(rb"stream urandom\r\n")
+        bps = rate(vm.com1, STREAM_SECONDS)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 60)
+    return bps
+
+
+def com2_stream_rate():
+    with Rand86(append="stream=urandom") as vm:
+        return rate(vm.com2, STREAM_SECONDS)
+
+
+# ---------------------------------------------------------------- report
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def qemu_version():
+    try:
+        out = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE).stdout.decode()
+        return out.splitlines()[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--host-table", required=True, help="output of `make bench-host`")
+    ap.add_argument("--out", required=True, help="markdown file to write")
+    args = ap.parse_args()
+    if not os.path.exists(ELF):
+        sys.exit("bench: %s missing: run make first" % ELF)
+
+    acc = accel()
+    on_kvm = acc == "kvm"
+    failures = []
+
+    def take(name, fn, *a):
+        try:
+            return fn(*a)
+        except Exception as e:          # noqa: BLE001 - report, go on, exit non-zero
+            failures.append("%s: %s" % (name, e))
+            print("bench: %s could not be measured: %s" % (name, e), file=sys.stderr)
+            return None
+
+    b = take("QEMU bench", qemu_bench)
+    host = take("host table", host_table, args.host_table)
+    size = take("size", image_size)
+    mem = take("smallest -m", smallest_mem)
+    wall = take("QEMU start to prompt", wall_to_prompt)
+    com1 = take("COM1 stream urandom", com1_stream_rate)
+    com2 = take("COM2 stream=urandom", com2_stream_rate)
+
+    rows = []      # (group, measurement, value, target, verdict)
+
+    def row(group, what, value, target="", ok=None, note=None):
+        rows.append((group, what, value, target, note if note else ("" if ok is None else verdict(ok))))
+
+    na = "not measured"
+    # (a) in-kernel bench
+    if b:
+        u = b["unit"]
+        khz = b["cpu_khz"]
+        cyc = u == "cycles"
+
+        def us(v):
+            return "%.2f µs" % (v * 1000.0 / khz)
+
+        path_ratio = b["add_timing_entropy"] / max(1, b["add_timing_entropy_1999"])
+        row("QEMU bench", "add_timing_entropy (one trusted sample, 2002 path)",
+            "%d %s (%s)" % (b["add_timing_entropy"], u, us(b["add_timing_entropy"])),
+            "< 150 cycles on KVM", cyc and on_kvm and b["add_timing_entropy"] < 150,
+            None if on_kvm and cyc else "not judged: %s, not KVM" % acc)
+        row("QEMU bench", "add_timing_entropy_1999 (v1.89 path: estimate, mix 2 words, credit)",
+            "%d %s" % (b["add_timing_entropy_1999"], u))
+        for k in ("xymoron_estimate", "tso_estimate"):
+            if k in b:
+                row("QEMU bench", k + " (estimator alone)", "%d %s" % (b[k], u))
+        row("QEMU bench", "batch_flush (full 256-sample batch)",
+            "%d %s (%s)" % (b["batch_flush"], u, us(b["batch_flush"])),
+            "< 50 µs on KVM", b["batch_flush"] * 1000.0 / khz < 50,
+            None if on_kvm else "not judged: %s, not KVM" % acc)
+        row("QEMU bench", "extract_per_byte (urandom path)", "%d %s" % (b["extract_per_byte"], u))
+        row("QEMU bench", "boot_to_prompt_ms (kernel's own clock, from clock_init)",
+            "%d ms" % b["boot_to_prompt_ms"])
+        # (c) ratios
+        row("2002/1999", "QEMU: sample path, add_timing_entropy / add_timing_entropy_1999",
+            "%.2f" % path_ratio, "≤ 1.5", path_ratio <= 1.5)
+        if "xymoron_estimate" in b and "tso_estimate" in b:
+            row("2002/1999", "QEMU: estimator alone, xymoron / tso",
+                "%.2f" % (b["xymoron_estimate"] / max(1, b["tso_estimate"])))
+    else:
+        row("QEMU bench", "bench", na)
+    # (b) host
+    if host:
+        h, _ = host
+        for k, v in h.items():
+            if k.startswith("ratio"):
+                continue
+            row("host callgrind", k, "%.1f instructions" % v)
+        if h.get("tso_estimate"):
+            row("2002/1999", "host: estimator alone, xymoron_estimate / tso_estimate",
+                "%.2f" % (h["xymoron_estimate"] / h["tso_estimate"]))
+            row("2002/1999", "host: whole 2002 sample path / 1999 estimator alone "
+                "(no 1999 path in the host bench)", "%.2f" % (h["add_timing_entropy"] / h["tso_estimate"]))
+    else:
+        row("host callgrind", "table", na)
+    # (d) size
+    if size:
+        td = size["text"] + size["data"]
+        row("image", "text / data / bss (bytes)", "%d / %d / %d" % (size["text"], size["data"], size["bss"]))
+        row("image", "text + data", "%d bytes (%.1f KiB)" % (td, td / 1024.0), "< 64 KiB", td < 64 * 1024)
+    else:
+        row("image", "size", na)
+    # (e) memory
+    if mem:
+        m, tries = mem
+        if m is None:
+            failures.append("smallest -m: no size up to %d MiB booted" % MEM_TRIES[-1])
+            row("boot", "smallest -m that reaches the prompt", "none up to %d MiB" % MEM_TRIES[-1],
+                "boots in 4 MiB", False)
+        else:
+            row("boot", "smallest -m that reaches the prompt", "%d MiB" % m, "boots in 4 MiB", m <= 4)
+        for mm, note in tries:
+            row("boot", "  -m %d" % mm, note)
+    else:
+        row("boot", "smallest -m", na)
+    # (f) wall time
+    if wall:
+        med, times = wall
+        row("boot", "QEMU start to prompt, wall (median of %d: %s)" % (len(times), ", ".join("%.3f" % t for t in times)),
+            "%.3f s (%s)" % (med, acc), "< 1 s under TCG", med < 1.0,
+            None if acc == "tcg" else "not judged: %s, not TCG" % acc)
+    else:
+        row("boot", "QEMU start to prompt", na)
+    # (g) urandom rates
+    for what, v in (("urandom on COM1 (`stream urandom`), as the host receives it", com1),
+                    ("urandom on COM2 (stream=urandom), as the host receives it", com2),
+                    ("urandom inside the appliance (bench urandom_bytes_per_s)",
+                     b["urandom_bytes_per_s"] if b else None)):
+        if v is None:
+            row("urandom", what, na)
+        else:
+            r = v / LINE_115200
+            row("urandom", what, "%.0f bytes/s = %.1f× a 115200 line" % (v, r), "≥ 50× a 115200 line", r >= 50)
+
+    table = ["| group | measurement | value | target | verdict |", "|---|---|---|---|---|"]
+    for g, w, v, t, vd in rows:
+        table.append("| %s | %s | %s | %s | %s |" % (g, w.replace("|", "\\|"), v, t, vd))
+    table_md = "\n".join(table)
+    print(table_md)
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    doc = [
+        "# rand86 benchmarks",
+        "",
+        "Written by `make bench` (scripts/bench.py); measurements, not tests: no",
+        "test fails on these figures.",
+        "",
+        "- date: %s" % now.strftime("%Y-%m-%d %H:%M UTC"),
+        "- host CPU: %s (%d CPUs)" % (cpu_model(), os.cpu_count() or 0),
+        "- accelerator: %s (%s)" % (acc, qemu_version()),
+    ]
+    if b:
+        doc.append("- guest clock: %s, cpu_khz %d" % ("TSC" if b["unit"] == "cycles" else "PIT", b["cpu_khz"]))
+    doc += [
+        "",
+        "Targets from the issue: one trusted sample ≤ 1.5× the 1999 sample and < 150",
+        "cycles on KVM; full-batch flush < 50 µs on KVM; urandom ≥ 50× a 115200 line;",
+        "boots in 4 MiB; text+data < 64 KiB; QEMU start to prompt < 1 s under TCG.",
+        "A KVM-only target is shown but not judged under TCG (and the TCG target not",
+        "under KVM): TCG's TSC follows host time while the guest runs translated code,",
+        "so its cycle counts are several times what real hardware or KVM spends.",
+        "",
+        table_md,
+        "",
+        "How the figures are taken:",
+        "",
+        "- QEMU bench: the console command `bench` (boot/cmd_bench.c), run %d times in" % BENCH_RUNS,
+        "  one boot, median of each key. It works on a scratch `struct rng` with its own",
+        "  source, never the live pools. With the TSC each operation is timed alone",
+        "  (rdtsc) and the median of 255 (31 flushes, 5 reads of 1000 urandom bytes) is",
+        "  printed, less the median empty bracket; with the PIT clock groups of calls are",
+        "  timed and the mean, rounded up, is printed in 1.193 MHz ticks.",
+        "  `add_timing_entropy_1999` models v1.89's add_timer_randomness() with this",
+        "  tree's pieces: clock read, delta-of-deltas estimate, two words mixed straight",
+        "  into a 4096-bit pool, credit, all under one irq_save. Samples in a tight",
+        "  loop see no main-loop pass, so Xymoron's rule credits them nothing: this is",
+        "  a measure of cost, not of credit.",
+        "- host callgrind: exact instruction counts of entropy/ built -O2 for the host",
+        "  (`make bench-host`, tests/unit/test_entropy_bench.c).",
+        "- smallest -m: `qemu-system-i386 -m N -kernel build/rand86.elf`, N = 1, 2, ...",
+        "  MiB until the prompt appears on COM1 within %.0f s; each try is listed." % MEM_BOOT_TIMEOUT,
+        "- QEMU start to prompt: from starting the QEMU process until `rand86> ` is read",
+        "  on COM1 (stdio), default memory, median of %d boots." % BOOTS,
+        "- urandom rates: bytes the host read from QEMU's socket chardev over %.0f s once" % STREAM_SECONDS,
+        "  the stream was flowing. QEMU's 16550 does not pace bytes at the baud rate,",
+        "  so these are what the emulated UART and the appliance's main loop sustain.",
+        "",
+    ]
+    if host:
+        doc += ["`make bench-host` output:", "", "```", host[1], "```", ""]
+    if failures:
+        doc += ["Measurements that could not be taken:", ""] + ["- " + f for f in failures] + [""]
+    with open(args.out, "w") as f:
+        f.write("\n".join(doc))
+    print("bench: wrote %s" % args.out)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
