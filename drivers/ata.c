@@ -230,7 +230,7 @@ static void ata_poll(void)
 		if (st & (ATA_SR_BSY | ATA_SR_DRQ))
 			continue;                /* still resetting, or confused: later */
 		uint32_t lba;
-		rng_read_urandom(r, &lba, sizeof(lba));
+		rng_get_bytes(r, &lba, sizeof(lba));   /* not bytes served: not in urandom_bytes */
 		lba %= dk->sectors;
 		dk->next_read = deadline_in_ms(ATA_READ_PERIOD_MS);
 		select_drive(c, dk->slave, (uint8_t)(lba >> 24));

@@ -55,10 +55,10 @@ struct uart {
 	uint8_t rx[RX_RING];
 };
 
-static struct uart uarts[2] = {
-	{ .base = 0x3F8, .irq = 4 },
-	{ .base = 0x2F8, .irq = 3 },
-};
+/* In BSS (set up by serial_init), so the rings do not weigh on the image's data. */
+static struct uart uarts[2];
+static const uint16_t uart_base[2] = { 0x3F8, 0x2F8 };
+static const int uart_irq[2] = { 4, 3 };
 
 volatile int console_break;
 volatile int console_command_running;
@@ -69,6 +69,8 @@ static struct entropy_source serial_src;   /* untrusted: bytes anyone can send *
 int serial_init(int port, uint32_t baud)
 {
 	struct uart *u = &uarts[port];
+	u->base = uart_base[port];
+	u->irq = uart_irq[port];
 	uint16_t b = u->base;
 	/* Scratch-register test: an empty ISA bus reads 0xFF and keeps nothing. */
 	outb(b + UART_SCR, 0x5A);
@@ -130,7 +132,7 @@ static void uart_tx(struct uart *u)
 
 static void serial_irq(int irq)
 {
-	int port = (irq == uarts[COM1].irq) ? COM1 : COM2;
+	int port = (irq == uart_irq[COM1]) ? COM1 : COM2;
 	struct uart *u = &uarts[port];
 	/* Bounded: a UART that keeps claiming an interrupt cannot hold the CPU. */
 	for (int i = 0; i < 16; i++) {

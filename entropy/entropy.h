@@ -109,6 +109,8 @@ unsigned rng_batch_flush(struct rng *r);
 size_t rng_read_random(struct rng *r, void *buf, size_t len);
 /* /dev/urandom: always len bytes. */
 void rng_read_urandom(struct rng *r, void *buf, size_t len);
+/* Same bytes for the appliance's own use (not counted in urandom_bytes). */
+void rng_get_bytes(struct rng *r, void *buf, size_t len);
 
 /* True when /dev/random can serve at least one byte now (primary >= 8 bits).
  * A reader that got 0 from rng_read_random waits until this is true

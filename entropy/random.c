@@ -374,10 +374,17 @@ size_t rng_read_random(struct rng *r, void *buf, size_t len)
 
 void rng_read_urandom(struct rng *r, void *buf, size_t len)
 {
+	r->urandom_bytes += len;
+	rng_get_bytes(r, buf, len);
+}
+
+/* The /dev/urandom path for the appliance's own use (the disk driver's
+ * read addresses): the same output, but not counted as bytes served. */
+void rng_get_bytes(struct rng *r, void *buf, size_t len)
+{
 	uint8_t *dst = buf;
 	size_t n;
 
-	r->urandom_bytes += len;
 	while (len) {
 		/* Chunks end where the next catastrophic reseed is due. */
 		n = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;

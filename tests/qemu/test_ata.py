@@ -58,6 +58,8 @@ def test_disk_reads_grow_and_credit_nothing(disk_image):
         assert st1["credited_bits"] == "0", st1
         assert st1["primary_bits"] == "0"
         assert int(st1["uptime_ms"]) > int(st0["uptime_ms"])
+        # the disk's read addresses are not bytes served to anyone
+        assert st1["urandom_bytes"] == "0", st1
 
 
 @pytest.mark.timeout(60)

@@ -560,10 +560,24 @@ static void test_urandom_output_changes_every_read(void **state)
 	assert_memory_not_equal(a, b, sizeof(a));
 }
 
+static void test_internal_bytes_are_not_counted_as_served(void **state)
+{
+	uint8_t a[16], b[16];
+
+	(void)state;
+	rng_get_bytes(&r, a, sizeof(a));
+	rng_get_bytes(&r, b, sizeof(b));
+	assert_memory_not_equal(a, b, sizeof(a));
+	if (r.urandom_bytes != 0 || r.random_bytes != 0)
+		fail_msg("internal draws counted as served: urandom_bytes=%llu random_bytes=%llu",
+			(unsigned long long)r.urandom_bytes, (unsigned long long)r.random_bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_log2_16_is_floor_log2_of_low_16_bits, setup),
+		cmocka_unit_test_setup(test_internal_bytes_are_not_counted_as_served, setup),
 		cmocka_unit_test_setup(test_benford_table_for_every_16bit_bucket, setup),
 		cmocka_unit_test_setup(test_delta_zero_credits_nothing, setup),
 		cmocka_unit_test_setup(test_shift_for_granularity_below_clock_rate, setup),
