@@ -126,3 +126,7 @@ bench: deps $(BUILD)/rand86.elf
 
 rngtest: deps $(BUILD)/rand86.elf
 	$(PYTHON) scripts/rngtest_qemu.py
+
+# --- the 1999-versus-2002 experiment (docs/compare.md, docs/compare.png) ---
+compare: deps $(BUILD)/rand86.elf
+	$(PYTHON) scripts/compare.py
