@@ -188,3 +188,26 @@ def test_ne2k_option_other_address(wire):
         assert "ne2k0: ISA NE2000 at 0x320 irq 10" in vm.boot_log
         wire.flood(100)
         assert int(wait_quiet(vm)["frames"]) >= 80
+
+
+@pytest.mark.timeout(120)
+def test_keys_during_a_flood_still_earn_bits(wire):
+    """Untrusted frames XOR over the batch but never crowd out trusted credit (patch 4/4)."""
+    rnd = random.Random(42)
+    with Rand86(append="stream=off", extra=wire.netdev() + ISA) as vm:
+        kb0 = int(vm.sources()["keyboard"]["bits"])
+        sender = threading.Thread(target=wire.flood, args=(10000,))
+        sender.start()
+        keys = 0
+        while sender.is_alive() and keys < 40:
+            vm.key(rnd.choice(["a", "s", "d", "f", "j", "k"]), gap=rnd.uniform(0.02, 0.12))
+            keys += 1
+        sender.join()
+        src = vm.sources()
+        st = vm.status()
+        assert int(src["ne2k0"]["frames"]) > 1000, src["ne2k0"]
+        assert int(src["ne2k0"]["bits"]) == 0
+        assert int(src["keyboard"]["events"]) >= 2 * keys
+        assert int(src["keyboard"]["bits"]) > kb0, "keys during the flood earned nothing: %r" % src
+        # the only credit comes from the keyboard (and nothing from the network)
+        assert 0 < int(st["credited_bits"]) <= int(src["keyboard"]["bits"]) + int(src.get("mouse", {}).get("bits", 0))
