@@ -45,7 +45,7 @@ static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
 }
 
-static uint32_t calibrate_tsc_khz(void)
+static uint32_t calibrate_tsc_khz(uint64_t *start)
 {
 	uint8_t b = inb(PORT_B);
 	outb(PORT_B, (b & ~PORT_B_SPEAKER) | PORT_B_GATE2);
@@ -53,6 +53,7 @@ static uint32_t calibrate_tsc_khz(void)
 	outb(PIT_CH2, CAL_LATCH & 0xFF);
 	outb(PIT_CH2, CAL_LATCH >> 8);
 	uint64_t t0 = rdtsc(), t1;
+	*start = t0;
 	uint32_t polls = 0;
 	while (!(inb(PORT_B) & PORT_B_OUT2) && ++polls < CAL_MAX_POLLS)
 		;
@@ -75,15 +76,18 @@ void clock_init(void)
 		}
 	}
 	if (have_tsc) {
-		khz = calibrate_tsc_khz();
+		khz = calibrate_tsc_khz(&clock_origin);
 		if (khz == 0) {
 			kprintf("clock: PIT channel 2 did not answer; TSC unused\r\n");
 			have_tsc = 0;
 		}
 	}
-	if (!have_tsc)
+	/* Uptime counts from the start of calibration (TSC) or from the PIT's
+	 * first tick (PIT clock), so it includes the 50 ms calibration window. */
+	if (!have_tsc) {
 		khz = (PIT_HZ + 500) / 1000;   /* 1193 */
-	clock_origin = clock_now();
+		clock_origin = 0;
+	}
 }
 
 int clock_is_tsc(void) { return have_tsc; }
