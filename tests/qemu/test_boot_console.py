@@ -173,3 +173,21 @@ def test_iso_boots_through_grub_with_menu_options():
         st = vm.status()
         # the GRUB entry passes hz=250 (see boot/grub.cfg)
         assert st["hz"] == "250", st
+
+
+def test_exception_is_reported_on_console_and_vga_then_halts():
+    # An NMI (vector 2) injected over QMP goes through the exception path.
+    with Rand86() as vm:
+        vm.qmp.execute("inject-nmi")
+        m = vm.com1.expect(rb"\*\*\* exception 2 \(NMI\) error=0x([0-9a-f]{8}) eip=0x([0-9a-f]{8})"
+                           rb".*?eax=[0-9a-f]{8} ebx=[0-9a-f]{8}.*?\*\*\* halted", 10)
+        assert int(m.group(2), 16) >= 0x100000, "EIP outside the kernel image"
+        path = os.path.join(vm.dir, "vga.bin")
+        vm.qmp.execute("pmemsave", val=0xB8000, size=4000, filename=path)
+        with open(path, "rb") as f:
+            screen = f.read()[0::2].decode("latin-1")
+        assert "*** exception 2 (NMI)" in screen
+        vm.send(b"status\r")
+        time.sleep(1.0)
+        assert b"ok" not in vm.com1.unconsumed(), "the appliance went on after an exception"
+        assert vm.proc.poll() is None, "an exception reset the machine (triple fault?)"
