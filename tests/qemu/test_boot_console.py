@@ -191,3 +191,19 @@ def test_exception_is_reported_on_console_and_vga_then_halts():
         time.sleep(1.0)
         assert b"ok" not in vm.com1.unconsumed(), "the appliance went on after an exception"
         assert vm.proc.poll() is None, "an exception reset the machine (triple fault?)"
+
+
+@pytest.mark.parametrize("cpu", [None, "486"])
+def test_uptime_keeps_host_time_within_2_percent(cpu):
+    # uptime_ms is the clock divided by cpu_khz: a calibration error of X%
+    # shows as uptime running X% fast or slow against the host's clock.
+    with Rand86(cpu=cpu) as vm:
+        t0 = time.monotonic()
+        u0 = int(vm.status()["uptime_ms"])
+        time.sleep(4.0)
+        t1 = time.monotonic()
+        u1 = int(vm.status()["uptime_ms"])
+        host_ms = (t1 - t0) * 1000
+        ratio = (u1 - u0) / host_ms
+        assert 0.98 < ratio < 1.02, "guest uptime %d ms over %d host ms (ratio %.4f)" % (
+            u1 - u0, host_ms, ratio)
