@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import pytest
@@ -89,7 +88,7 @@ def test_bad_arguments_and_ctrl_c():
         # Ctrl-C during a capture: 2 of 50 samples arrive, then the stop
         start_capture(vm, "samples keyboard 50")
         vm.key("a")
-        time.sleep(0.5)
+        time.sleep(0.8)
         vm.send(b"\x03")
         body, final = finish(vm)
         samples = [l for l in body if SAMPLE_LINE.match(l)]
