@@ -263,7 +263,7 @@ def main():
             "< 50 µs on KVM", b["batch_flush"] * 1000.0 / khz < 50,
             None if on_kvm else "not judged: %s, not KVM" % acc)
         row("QEMU bench", "extract_per_byte (urandom path)", "%d %s" % (b["extract_per_byte"], u))
-        row("QEMU bench", "boot_to_prompt_ms (kernel's own clock, from clock_init)",
+        row("QEMU bench", "boot_to_prompt_ms (kernel's own clock, from the start of TSC calibration)",
             "%d ms" % b["boot_to_prompt_ms"])
         # (c) ratios
         row("2002/1999", "QEMU: sample path, add_timing_entropy / add_timing_entropy_1999",
