@@ -20,7 +20,6 @@ Standard library only.
 import argparse
 import datetime
 import os
-import platform
 import re
 import select
 import statistics
@@ -31,7 +30,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
 
-from rand86 import ELF, Rand86, accel  # noqa: E402
+from rand86 import ELF, Rand86, accel, cpu_model  # noqa: E402
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -182,17 +181,6 @@ def com2_stream_rate():
 
 
 # ---------------------------------------------------------------- report
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def qemu_version():
     try:
         out = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE).stdout.decode()

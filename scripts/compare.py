@@ -19,7 +19,6 @@ import datetime
 import os
 import platform
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,52 +27,14 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-from rand86 import Rand86, accel, key_event  # noqa: E402
+from rand86 import Rand86, Wire, accel, cpu_model, key_event  # noqa: E402
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
-BROADCAST = b"\xff" * 6
-SRC_MAC = b"\x02\x00\x00\x00\x00\x01"
 KEY_EVENTS = 60           # single press or release events per typing scenario
 STEADY_BEAT = 0.100       # s between events in the steady scenario
 
 
 # ---------------------------------------------------------------- drivers
-
-class Wire:
-    """Host end of a QEMU dgram netdev on 127.0.0.1 (as in tests/qemu/test_ne2000.py)."""
-
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        self.qemu_port = s.getsockname()[1]
-        s.close()
-        self.stop = threading.Event()
-        self.sent = 0
-
-    def qemu_args(self):
-        return ["-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=%d,"
-                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d"
-                % (self.qemu_port, self.port),
-                "-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
-
-    def flood(self, seconds, burst=25, gap=0.002):
-        """Broadcast frames in bursts with small gaps, until `seconds` pass or stop is set."""
-        end = time.monotonic() + seconds
-        i = 0
-        while time.monotonic() < end and not self.stop.is_set():
-            frame = BROADCAST + SRC_MAC + b"\x08\x00" + i.to_bytes(4, "big") + bytes(46)
-            self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
-            i += 1
-            if i % burst == 0:
-                time.sleep(gap)
-        self.sent = i
-
-    def close(self):
-        self.sock.close()
-
 
 def disk_image(tmp):
     path = os.path.join(tmp, "disk.img")
@@ -133,7 +94,7 @@ def disk(vm, rnd, ctx):
 
 
 def network(vm, rnd, ctx):
-    ctx["wire"].flood(6.0)
+    ctx["wire"].flood(seconds=6.0)
 
 
 def everything(vm, rnd, ctx):
@@ -197,7 +158,7 @@ def run_scenario(name, driver, need_disk, need_net, seed):
         extra += disk_image(tmp)
     if need_net:
         ctx["wire"] = Wire()
-        extra += ctx["wire"].qemu_args()
+        extra += ctx["wire"].netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
     try:
         with Rand86(extra=extra) as vm:
             st0 = vm.status()
@@ -237,17 +198,6 @@ def run_scenario(name, driver, need_disk, need_net, seed):
 
 
 # ---------------------------------------------------------------- output
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
 
 def qemu_version():
     out = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE,

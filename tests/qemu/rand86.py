@@ -163,6 +163,64 @@ class QMP:
             pass
 
 
+def cpu_model():
+    """The host CPU's model name, for reports."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+BROADCAST = b"\xff" * 6
+SRC_MAC = b"\x02\x00\x00\x00\x00\x01"
+
+
+class Wire:
+    """The host end of a QEMU dgram netdev: a bound UDP socket on 127.0.0.1.
+    Each datagram sent to QEMU's local port arrives as one Ethernet frame."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        # QEMU's local port: picked free, then released for QEMU to bind
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        self.qemu_port = s.getsockname()[1]
+        s.close()
+        self.stop = threading.Event()
+        self.sent = 0
+
+    def netdev(self):
+        return ["-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=%d,"
+                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d"
+                % (self.qemu_port, self.port)]
+
+    def send(self, frame):
+        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
+
+    def flood(self, n=None, seconds=None, burst=25, gap=0.002):
+        """Broadcast frames in bursts with small gaps (a 10 Mbit/s card's ring
+        holds ~58 frames) until n are sent, `seconds` pass or stop is set."""
+        end = time.monotonic() + seconds if seconds is not None else None
+        i = 0
+        while (n is None or i < n) and not self.stop.is_set() and \
+                (end is None or time.monotonic() < end):
+            self.send(BROADCAST + SRC_MAC + b"\x08\x00" + i.to_bytes(4, "big") + bytes(46))
+            i += 1
+            if i % burst == 0:
+                time.sleep(gap)
+        self.sent = i
+        return i
+
+    def close(self):
+        self.sock.close()
+
+
 # Linux input key codes -> QEMU qcode names, for key injection.
 def key_event(qcode, down):
     return {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}
@@ -253,6 +311,15 @@ class Rand86:
         self.com1.skip_all()
         self.send(b"\x03")
         self.com1.expect(rb"\^C\r\nrand86> ", 20)
+
+    def wait_events(self, name, want, timeout=10):
+        """Poll `sources` until source `name` has at least `want` events; return its fields."""
+        deadline = time.monotonic() + timeout
+        while True:
+            src = self.sources()[name]
+            if int(src["events"]) >= want or time.monotonic() > deadline:
+                return src
+            time.sleep(0.05)
 
     def status(self):
         out = {}

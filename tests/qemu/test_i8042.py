@@ -11,14 +11,6 @@ from rand86 import Rand86, key_event
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "up", "right", "kp_enter"]   # some E0-prefixed
 
 
-def wait_events(vm, name, want, timeout=10):
-    """Poll `sources` until source `name` has at least `want` events; return its fields."""
-    deadline = time.monotonic() + timeout
-    while True:
-        src = vm.sources()[name]
-        if int(src["events"]) >= want or time.monotonic() > deadline:
-            return src
-        time.sleep(0.05)
 
 
 def send_key_edge(vm, qcode, down):
@@ -46,7 +38,7 @@ def test_keys_raise_keyboard_events_one_for_one_and_credit():
         n = 24
         for i in range(n):
             vm.key(KEYS[i % len(KEYS)], gap=rnd.uniform(0.03, 0.25))
-        kbd = wait_events(vm, "keyboard", e0 + 2 * n)
+        kbd = vm.wait_events("keyboard", e0 + 2 * n)
         time.sleep(0.3)                            # anything extra would show up now
         kbd = vm.sources()
         mouse, kbd = kbd["mouse"], kbd["keyboard"]
@@ -68,7 +60,7 @@ def test_mouse_motion_raises_mouse_events_in_whole_packets():
         for _ in range(n):
             vm.mouse_move(rnd.randint(-20, 20) or 1, rnd.randint(-20, 20) or 1)
             time.sleep(rnd.uniform(0.02, 0.15))
-        wait_events(vm, "mouse", n)
+        vm.wait_events("mouse", n)
         time.sleep(0.3)
         srcs = vm.sources()
         mouse, kbd = srcs["mouse"], srcs["keyboard"]
@@ -94,7 +86,7 @@ def run_schedule(vm, gaps, warmup=3):
         if left > 0:
             time.sleep(left)
         send_key_edge(vm, "a", i % 2 == 0)
-    after = wait_events(vm, "keyboard", int(before["events"]) + len(gaps) - warmup)
+    after = vm.wait_events("keyboard", int(before["events"]) + len(gaps) - warmup)
     return before, after
 
 

@@ -5,50 +5,15 @@ received Ethernet frame. Loopback addresses only.
 """
 import os
 import random
-import socket
 import threading
 import time
 
 import pytest
 
-from rand86 import Rand86
+from rand86 import BROADCAST, SRC_MAC, Rand86, Wire
 
-BROADCAST = b"\xff" * 6
-SRC_MAC = b"\x02\x00\x00\x00\x00\x01"
 ISA = ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
 PCI = ["-device", "ne2k_pci,netdev=n0"]
-
-
-class Wire:
-    """The host end of a dgram netdev: a bound UDP socket on 127.0.0.1."""
-
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        # QEMU's local port: picked free, then released for QEMU to bind
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        self.qemu_port = s.getsockname()[1]
-        s.close()
-
-    def netdev(self):
-        return ["-netdev", "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=%d,"
-                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d"
-                % (self.qemu_port, self.port)]
-
-    def send(self, frame):
-        self.sock.sendto(frame, ("127.0.0.1", self.qemu_port))
-
-    def flood(self, n, burst=25, gap=0.002):
-        """n broadcast frames in bursts (a 10 Mbit/s card's ring holds ~58 frames)."""
-        for i in range(n):
-            self.send(BROADCAST + SRC_MAC + b"\x08\x00" + i.to_bytes(4, "big") + bytes(46))
-            if i % burst == burst - 1:
-                time.sleep(gap)
-
-    def close(self):
-        self.sock.close()
 
 
 @pytest.fixture

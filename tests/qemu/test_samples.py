@@ -31,13 +31,6 @@ def type_keys(vm, n, seed, lo=0.03, hi=0.15, delay=0.0):
         vm.key(KEYS[i % len(KEYS)], gap=rnd.uniform(lo, hi))
 
 
-def wait_events(vm, name, want, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        src = vm.sources()[name]
-        if int(src["events"]) >= want or time.monotonic() > deadline:
-            return src
-        time.sleep(0.05)
 
 
 def start_capture(vm, line):
@@ -70,7 +63,7 @@ def test_capture_twenty_key_events_without_credit():
         assert "capture" not in kbd1 or kbd1["capture"] != "on", kbd1
         # after the capture the same keys earn bits again
         type_keys(vm, 12, seed=21)
-        kbd2 = wait_events(vm, "keyboard", int(kbd1["events"]) + 24)
+        kbd2 = vm.wait_events("keyboard", int(kbd1["events"]) + 24)
         assert int(kbd2["events"]) - int(kbd1["events"]) == 24, (kbd1, kbd2)
         assert int(kbd2["bits"]) > int(kbd1["bits"]), (kbd1, kbd2)
 
@@ -98,7 +91,7 @@ def test_bad_arguments_and_ctrl_c():
         # the console and the source still work afterwards
         e0 = int(vm.sources()["keyboard"]["events"])
         vm.key("s")
-        assert int(wait_events(vm, "keyboard", e0 + 2)["events"]) == e0 + 2
+        assert int(vm.wait_events("keyboard", e0 + 2)["events"]) == e0 + 2
         vm.ok("status")
 
 
@@ -106,7 +99,7 @@ def credited_after_script(append):
     with Rand86(append=append) as vm:
         st0 = vm.status()
         type_keys(vm, 16, seed=1999, lo=0.04, hi=0.12)
-        wait_events(vm, "keyboard", 32)
+        vm.wait_events("keyboard", 32)
         time.sleep(0.3)                             # a few ticks: the batch is flushed
         st1 = vm.status()
         return st0, st1, vm.sources()["keyboard"]
