@@ -89,7 +89,7 @@ run: deps $(BUILD)/rand86.elf
 	@echo "rand86: COM2 (stream port) is a host pseudo-terminal: QEMU prints its path as 'char device redirected to /dev/pts/N (label com2)'."
 	$(QEMU_COMMON) -display none -chardev stdio,id=com1,mux=on,signal=off -serial chardev:com1 \
 		-mon chardev=com1,mode=readline -chardev pty,id=com2 -serial chardev:com2 \
-		-kernel $(BUILD)/rand86.elf -append "$(RUN_APPEND)"
+		-nic user,model=ne2k_pci -kernel $(BUILD)/rand86.elf -append "$(RUN_APPEND)"
 
 # --- tests ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
