@@ -43,7 +43,7 @@ struct entropy_source {
 	int trusted;
 	unsigned shift;                      /* from clock_khz / granularity_khz */
 	/* Xymoron (2002) estimator state */
-	uint32_t last_time, last_delta, last_switches;
+	uint32_t last_time, last_delta;
 	int have_last;
 	/* Ts'o (1999, v1.89) estimator state */
 	uint32_t tso_last_time, tso_last_delta, tso_last_delta2;
@@ -65,6 +65,9 @@ struct rng {
 	uint64_t credited_bits, random_bytes, urandom_bytes;
 	uint64_t batch_samples, batch_flushes, batch_overwrites;
 	uint32_t extracted_since_reseed;
+	/* main-loop pass count at the previous trusted sample of ANY source
+	 * (patch 1/4's single last_ctxt): the back-to-back check */
+	uint32_t last_trusted_switches;
 	struct entropy_source *sources;
 	struct entropy_source *untrusted_sink; /* optional: add_untrusted_entropy() samples are
 	                                        * counted on this source (events, tso_bits) and

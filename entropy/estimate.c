@@ -77,8 +77,11 @@ static uint32_t rng_abs32(uint32_t x)
  * pass counter at `switches`:
  *  - periodicity: delta2 = |delta - last delta|; take min(delta, delta2),
  *    so a metronome earns nothing once its period is known;
- *  - polling/flooding: if the main loop has not passed since this
- *    source's previous sample, delta = 0 (back-to-back interrupts);
+ *  - polling/flooding: if the main loop has not passed since the
+ *    previous trusted sample of any source, delta = 0 (back-to-back
+ *    interrupts). 1/4 keeps one `last_ctxt` for all sources; so does
+ *    rand86 (r->last_trusted_switches), the stricter reading: two trusted
+ *    interrupts inside one loop pass earn the second nothing;
  *  - granularity: delta >>= shift;
  *  - bits = Benford estimate of the low 16 bits.
  * The first sample of a source has no reference time and earns nothing.
@@ -93,9 +96,9 @@ unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t
 	src->last_delta = delta;
 	if (delta2 < delta)
 		delta = delta2;
-	if (switches == src->last_switches || fresh)
+	if (switches == src->rng->last_trusted_switches || fresh)
 		delta = 0;
-	src->last_switches = switches;
+	src->rng->last_trusted_switches = switches;
 	src->have_last = 1;
 	return rng_benford_bits(delta >> src->shift);
 }

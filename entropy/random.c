@@ -98,10 +98,13 @@
  *   - No scheduler: nr_context_switches() becomes a counter the main loop
  *     bumps on each pass (entropy_context_switches()). A busy command must
  *     let the loop pass, or keyboard entropy starves; that is the
- *     appliance's answer to Linus's objection. The seed compared against
- *     ONE global last value, so any two sources interleaved defeated the
- *     check; here each source remembers the pass count of its own
- *     previous sample.
+ *     appliance's answer to Linus's objection. As in the seed, the pass
+ *     count is compared with that of the previous trusted sample of any
+ *     source (one last value for the whole instance), not per source:
+ *     a second trusted interrupt inside the same pass earns nothing even
+ *     when it comes from another device. That credits less than a
+ *     per-source check would; where the two differ, rand86 takes the
+ *     stricter one.
  *   - NULL and untrusted sources: the seed's NULL handle is kept
  *     (add_timing_entropy(NULL, d) goes to the default instance), and a
  *     named source may be created untrusted so it still shows events and

@@ -172,22 +172,30 @@ static void test_samples_without_main_loop_pass_earn_nothing(void **state)
 	assert_true(s1.bits > 0);       /* the same deltas with passes do earn */
 }
 
-static void test_main_loop_pass_check_is_per_source(void **state)
+static void test_main_loop_pass_check_spans_all_trusted_sources(void **state)
 {
+	uint64_t before;
+
 	(void)state;
 	stub_clock_khz = 1000;   /* 1 MHz clock; granularity 1000 kHz: shift 0 */
 	create_entropy_source(&r, &s1, "kbd", 1, 1, 1000);
 	create_entropy_source(&r, &s2, "mouse", 12, 1, 1000);
 	sample_at(&s1, 100, 1, 0);
 	sample_at(&s1, 2000, 1, 0);
-	s1.bits = 0;
+	sample_at(&s2, 2100, 1, 0);
+	sample_at(&s2, 3900, 1, 0);
 	/* a pass, then mouse, then keyboard with no pass since the mouse:
-	 * the keyboard's own previous sample was before the pass, so it earns
-	 * (the seed kept one global counter and would have given 0). */
-	sample_at(&s2, 2500, 1, 0);
+	 * patch 1/4 keeps one last_ctxt for all sources, so the keyboard
+	 * earns nothing although its own previous sample was passes ago. */
+	before = s1.bits;
+	sample_at(&s2, 6100, 1, 0);
 	sample_at(&s1, 7777, 0, 0);
-	if (s1.bits == 0)
-		fail_msg("another source's interrupt cancelled the keyboard's main loop pass");
+	if (s1.bits != before)
+		fail_msg("keyboard sample right after a mouse sample in the same pass earned %llu bits",
+			(unsigned long long)(s1.bits - before));
+	/* and with a pass in between it does earn */
+	sample_at(&s1, 13579, 1, 0);
+	assert_true(s1.bits > before);
 }
 
 static void test_untrusted_source_counts_tso_bits_but_no_bits_or_credit(void **state)
@@ -586,7 +594,7 @@ int main(void)
 		cmocka_unit_test_setup(test_first_sample_of_a_source_earns_nothing, setup),
 		cmocka_unit_test_setup(test_periodic_source_earns_nothing_after_first_samples, setup),
 		cmocka_unit_test_setup(test_samples_without_main_loop_pass_earn_nothing, setup),
-		cmocka_unit_test_setup(test_main_loop_pass_check_is_per_source, setup),
+		cmocka_unit_test_setup(test_main_loop_pass_check_spans_all_trusted_sources, setup),
 		cmocka_unit_test_setup(test_untrusted_source_counts_tso_bits_but_no_bits_or_credit, setup),
 		cmocka_unit_test_setup(test_null_source_goes_to_default_rng_uncredited, setup),
 		cmocka_unit_test_setup(test_untrusted_sink_is_never_credited, setup),
