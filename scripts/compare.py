@@ -99,7 +99,7 @@ def network(vm, rnd, ctx):
 
 def everything(vm, rnd, ctx):
     """Irregular single key events and mouse moves, a disk, and a network flood at once."""
-    sender = threading.Thread(target=ctx["wire"].flood, args=(8.0,))
+    sender = threading.Thread(target=ctx["wire"].flood, kwargs={"seconds": 8.0})
     sender.start()
     try:
         down, k = True, 0
