@@ -4,7 +4,6 @@
 #include "boot/kernel.h"
 #include "cpu.h"
 #include "io.h"
-#include "lib/num.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
@@ -53,11 +52,8 @@ int cmd_halt(int argc, char **argv)
 	if (argc > 2)
 		return cmd_error("usage: halt [CODE]");
 	if (argc == 2) {
-		int rc = parse_u32_range(argv[1], 0, 255, &code);
-		if (rc == -1)
-			return cmd_error("halt: '%s' is not a number", argv[1]);
-		if (rc == -2)
-			return cmd_error("halt: code must be 0..255");
+		if (cmd_number("halt", "CODE", argv[1], 0, 255, &code) < 0)
+			return -1;
 	}
 	kprintf("ok\r\n");
 	serial_drain(COM1, 1000);

@@ -8,7 +8,6 @@
 #include "cpu.h"
 #include "drivers/devices.h"
 #include "drivers/serial.h"
-#include "lib/num.h"
 
 #define SERVE_MAX_BYTES 16777216u
 #define HEX_LINE_BYTES  32                /* 64 hex digits a line (SPEC.md) */
@@ -68,12 +67,8 @@ static int parse_count_format(int argc, char **argv, uint32_t *count, struct out
 {
 	if (argc < 2 || argc > 3)
 		return cmd_error("usage: %s N [hex|bin]", argv[0]);
-	int rc = parse_u32_range(argv[1], 1, SERVE_MAX_BYTES, count);
-	if (rc == -1)
-		return cmd_error("%s: '%s' is not a number (N is 1..%lu)", argv[0], argv[1],
-			(unsigned long)SERVE_MAX_BYTES);
-	if (rc == -2)
-		return cmd_error("%s: N must be 1..%lu", argv[0], (unsigned long)SERVE_MAX_BYTES);
+	if (cmd_number(argv[0], "N", argv[1], 1, SERVE_MAX_BYTES, count) < 0)
+		return -1;
 	memset(o, 0, sizeof(*o));
 	if (argc == 3) {
 		if (strcmp(argv[2], "bin") == 0)
@@ -186,16 +181,13 @@ int cmd_samples(int argc, char **argv)
 	struct entropy_source *src = rng_find_source(&rng_live, argv[1]);
 	if (!src)
 		return cmd_error("samples: no source '%s' (see sources)", argv[1]);
-	int rc = parse_u32_range(argv[2], 1, SAMPLES_MAX, &n);
-	if (rc == -1)
-		return cmd_error("samples: '%s' is not a number (N is 1..%lu)", argv[2], (unsigned long)SAMPLES_MAX);
-	if (rc == -2)
-		return cmd_error("samples: N must be 1..%lu", (unsigned long)SAMPLES_MAX);
+	if (cmd_number("samples", "N", argv[2], 1, SAMPLES_MAX, &n) < 0)
+		return -1;
+	int rc = 0;
 	memset(&cap, 0, sizeof(cap));
 	rng_capture_start(src, &cap);
 	kprintf("# capturing %lu samples of %s: raw_delta shifted_delta (hex); no credit meanwhile\r\n",
 		(unsigned long)n, src->name);
-	rc = 0;
 	while (done < n) {
 		if (cmd_interrupted()) {
 			rc = -1;

@@ -7,6 +7,7 @@
 #include "boot/kernel.h"
 #include "drivers/serial.h"
 #include "lib/lineedit.h"
+#include "lib/num.h"
 
 #define PROMPT "rand86> "
 #define MAX_ARGS 8
@@ -44,6 +45,19 @@ int cmd_error(const char *fmt, ...)
 	va_end(ap);
 	kprintf("error: %s\r\n", buf);
 	return -1;
+}
+
+int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min, uint32_t max,
+	uint32_t *out)
+{
+	int rc = parse_u32_range(arg, min, max, out);
+	if (rc == -1)
+		return cmd_error("%s: '%s' is not a number (%s is %lu..%lu)", cmd, arg, what,
+			(unsigned long)min, (unsigned long)max);
+	if (rc == -2)
+		return cmd_error("%s: %s must be %lu..%lu", cmd, what, (unsigned long)min,
+			(unsigned long)max);
+	return 0;
 }
 
 int cmd_interrupted(void)

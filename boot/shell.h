@@ -9,6 +9,11 @@ int shell_input_pending(void);
 
 /* For commands: print `error: MESSAGE` and return -1 from the command. */
 int cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a count argument (decimal or 0x hex) in [min, max]; on failure print
+ * `error: CMD: 'ARG' is not a number (WHAT is MIN..MAX)` or
+ * `error: CMD: WHAT must be MIN..MAX` and return -1. */
+int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min, uint32_t max,
+	uint32_t *out);
 /* Ctrl-C arrived since the command started (clears nothing: stays set). */
 int cmd_interrupted(void);
 
