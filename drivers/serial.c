@@ -206,6 +206,8 @@ size_t serial_write_some(int port, const void *buf, size_t n)
 		u->tx[head] = p[i];
 		head = (head + 1) & (TX_RING - 1);
 	}
+	/* The bytes must be in the ring before the IRQ side can see the new head. */
+	__asm__ volatile("" ::: "memory");
 	u->tx_head = head;
 	if (k)
 		uart_kick(u);

@@ -165,26 +165,41 @@ def rngtest_failures(data):
 
 
 BLOCKS_BYTES = 1000 * 2500 + 4 + 4096   # 1000 FIPS blocks, rngtest's first word, slack
+MAX_FAILED_BLOCKS = 3                   # issue 5, point 5
 
 
-@pytest.mark.timeout(400)
+def assert_rngtest_passes(read_blocks):
+    """At most 3 of 1000 blocks fail rngtest, retaken once on fresh bytes.
+
+    FIPS 140-2's four tests reject about 0.9 blocks in 1000 of an ideal
+    source (measured here: 36 failures in 40,000 blocks of the host's
+    /dev/urandom). Failures are then Poisson with mean ~0.9, and "at most
+    3 of 1000" misses for an ideal source in ~1.3% of runs (one CI run saw
+    6). So a run that misses the bound is retaken on the next 1000 blocks
+    and the test fails only if both miss: ~2e-4 for an ideal source. A real
+    defect (a stuck, zeroed or biased stretch of output) is not rescued:
+    it fails the blocks it touches in both runs."""
+    fails, out = rngtest_failures(read_blocks())
+    if fails <= MAX_FAILED_BLOCKS:
+        return
+    fails2, out2 = rngtest_failures(read_blocks())
+    assert fails2 <= MAX_FAILED_BLOCKS, "first run:\n%s\nretest on fresh bytes:\n%s" % (out, out2)
+
+
+@pytest.mark.timeout(600)
 def test_rngtest_passes_on_com2_urandom():
     with Rand86(append="stream=urandom") as vm:
-        data = vm.com2.read_exact(BLOCKS_BYTES, 360)
-    fails, out = rngtest_failures(data)
-    assert fails <= 3, out
+        assert_rngtest_passes(lambda: vm.com2.read_exact(BLOCKS_BYTES, 280))
 
 
-@pytest.mark.timeout(400)
+@pytest.mark.timeout(600)
 def test_rngtest_passes_on_console_stream_urandom():
     with Rand86() as vm:
         vm.send("stream urandom\r")
         vm.com1.expect(rb"stream urandom\r\n")
-        data = vm.com1.read_exact(BLOCKS_BYTES, 360)
+        assert_rngtest_passes(lambda: vm.com1.read_exact(BLOCKS_BYTES, 280))
         vm.send(b"\x03")
         vm.com1.expect(rb"\r\nok\r\nrand86> ", 60)
-    fails, out = rngtest_failures(data)
-    assert fails <= 3, out
 
 
 def test_noise_on_com2_and_ctrl_c_storm_during_urandom_leave_service_answering():
