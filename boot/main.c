@@ -138,6 +138,11 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 
 	rng_init(&rng_live, boot_opts.credit == CREDIT_TSO ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON);
 	rng_set_default(&rng_live);
+	/* Power-on known-answer test: every byte served passes through SHA-1. */
+	if (rng_sha1_selftest() != 0) {
+		panic_printf("entropy: SHA-1 known-answer test failed: this build must not serve random bytes; halted\r\n");
+		cpu_halt_forever();
+	}
 	pit_init(boot_opts.hz);
 	serial_enable_irq(COM1);
 	serial_enable_irq(COM2);

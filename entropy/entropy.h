@@ -134,6 +134,10 @@ unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
 unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
 unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
 void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
+extern const uint32_t rng_sha1_iv[5];        /* FIPS 180-4 5.3.1 H(0) */
+/* Boot-time known-answer test of rng_sha1_compress as compiled for this
+ * machine: 0 when SHA-1("abc") comes out as published, else -1. */
+int rng_sha1_selftest(void);
 void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
 /* Xymoron (patch 1/4) estimate of one sample; updates src's Xymoron state. */
 unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t switches);

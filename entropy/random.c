@@ -241,10 +241,6 @@ static unsigned rng_debit(struct rng_pool *p, size_t bits)
  * Extraction: SHA-1 over the pool, feeding the hash back
  **********************************************************************/
 
-static const uint32_t rng_sha1_iv[5] = {
-	0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0
-};
-
 /*
  * One round: compress the pool 16 words at a time from the SHA-1 IV;
  * after each block mix one word of the running hash back into the pool,

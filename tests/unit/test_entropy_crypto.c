@@ -49,6 +49,15 @@ static void test_sha1_compress_fips_abc_one_block(void **state)
 	check_digest(h, want, "SHA-1(\"abc\")");
 }
 
+/* The boot's known-answer test passes on a correct compression, and the
+ * IV it starts from is the published H(0). */
+static void test_sha1_selftest_passes_and_iv_is_fips(void **state)
+{
+	(void)state;
+	assert_int_equal(rng_sha1_selftest(), 0);
+	assert_memory_equal(rng_sha1_iv, sha1_iv, sizeof(sha1_iv));
+}
+
 /* FIPS 180-2 appendix A.2: the 448-bit message, two blocks. */
 static void test_sha1_compress_fips_two_block_vector(void **state)
 {
@@ -167,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sha1_compress_fips_abc_one_block),
+		cmocka_unit_test(test_sha1_selftest_passes_and_iv_is_fips),
 		cmocka_unit_test(test_sha1_compress_fips_two_block_vector),
 		cmocka_unit_test(test_mix_matches_python_model_for_primary),
 		cmocka_unit_test(test_mix_matches_python_model_for_secondary),
