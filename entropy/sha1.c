@@ -68,6 +68,7 @@ void rng_sha1_compress(uint32_t state[5], const uint32_t block[16])
 	unsigned i;
 
 	memcpy(w, block, sizeof(w));
+	_Pragma("GCC unroll 4")
 	for (i = 0; i < 15; i += 5)
 		SHA1_FIVE(SHA1_CH, SHA1_K0, SHA1_W_LOADED, i);
 	SHA1_ROUND(a, b, c, d, e, SHA1_CH, SHA1_K0, w[15]);      /* round 15 */
@@ -75,10 +76,13 @@ void rng_sha1_compress(uint32_t state[5], const uint32_t block[16])
 	SHA1_ROUND(d, e, a, b, c, SHA1_CH, SHA1_K0, sha1_w(w, 17));
 	SHA1_ROUND(c, d, e, a, b, SHA1_CH, SHA1_K0, sha1_w(w, 18));
 	SHA1_ROUND(b, c, d, e, a, SHA1_CH, SHA1_K0, sha1_w(w, 19));
+	_Pragma("GCC unroll 4")
 	for (i = 20; i < 40; i += 5)
 		SHA1_FIVE(SHA1_PARITY, SHA1_K1, SHA1_W_NEXT, i);
+	_Pragma("GCC unroll 4")
 	for (i = 40; i < 60; i += 5)
 		SHA1_FIVE(SHA1_MAJ, SHA1_K2, SHA1_W_NEXT, i);
+	_Pragma("GCC unroll 4")
 	for (i = 60; i < 80; i += 5)
 		SHA1_FIVE(SHA1_PARITY, SHA1_K3, SHA1_W_NEXT, i);
 	state[0] += a;
