@@ -24,14 +24,17 @@ int cmd_sources(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return cmd_error("usage: sources");
-	for (const struct entropy_source *s = rng_live.sources; s; s = s->next) {
+	for (struct entropy_source *s = rng_source_next(&rng_live, NULL); s;
+	     s = rng_source_next(&rng_live, s)) {
 		char e[U64_STR_LEN], b[U64_STR_LEN], t[U64_STR_LEN], more[160] = "";
+		struct rng_source_stats ss;
+		rng_source_stats(s, &ss);
 		for (int i = 0; i < nextras; i++)
 			if (extras[i].src == s)
 				extras[i].fn(more, sizeof(more));
-		kprintf("%s irq=%d trust=%s events=%s bits=%s tso_bits=%s%s%s%s\r\n", s->name, s->irq,
-			s->trusted ? "trusted" : "untrusted", u64_str(e, s->events), u64_str(b, s->bits),
-			u64_str(t, s->tso_bits), s->capture ? " capture=on" : "",
+		kprintf("%s irq=%d trust=%s events=%s bits=%s tso_bits=%s%s%s%s\r\n", ss.name, ss.irq,
+			ss.trusted ? "trusted" : "untrusted", u64_str(e, ss.events), u64_str(b, ss.bits),
+			u64_str(t, ss.tso_bits), ss.capture ? " capture=on" : "",
 			more[0] ? " " : "", more);
 	}
 	return 0;

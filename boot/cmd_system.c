@@ -14,22 +14,24 @@ int cmd_status(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return cmd_error("usage: status");
-	const struct rng *r = &rng_live;
+	struct rng_stats st;
 	char b[U64_STR_LEN];
+	rng_stats(&rng_live, &st);          /* one snapshot: the identity holds within it */
 	kprintf("version: %s\r\n", RAND86_VERSION);
 	kprintf("uptime_ms: %s\r\n", u64_str(b, clock_ms()));
 	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
 	kprintf("clock: %s\r\n", clock_is_tsc() ? "tsc" : "pit");
 	kprintf("hz: %lu\r\n", (unsigned long)pit_hz());
-	kprintf("credit: %s\r\n", r->estimator == RNG_CREDIT_TSO ? "tso" : "xymoron");
-	kprintf("primary_bits: %d\r\n", r->primary.entropy_count);
-	kprintf("secondary_bits: %d\r\n", r->secondary.entropy_count);
-	kprintf("credited_bits: %s\r\n", u64_str(b, r->credited_bits));
-	kprintf("random_bytes: %s\r\n", u64_str(b, r->random_bytes));
-	kprintf("urandom_bytes: %s\r\n", u64_str(b, r->urandom_bytes));
-	kprintf("batch_samples: %s\r\n", u64_str(b, r->batch_samples));
-	kprintf("batch_flushes: %s\r\n", u64_str(b, r->batch_flushes));
-	kprintf("batch_overwrites: %s\r\n", u64_str(b, r->batch_overwrites));
+	kprintf("credit: %s\r\n", st.estimator == RNG_CREDIT_TSO ? "tso" : "xymoron");
+	kprintf("primary_bits: %d\r\n", st.primary_bits);
+	kprintf("secondary_bits: %d\r\n", st.secondary_bits);
+	kprintf("credited_bits: %s\r\n", u64_str(b, st.credited_bits));
+	kprintf("spent_bits: %s\r\n", u64_str(b, st.spent_bits));
+	kprintf("random_bytes: %s\r\n", u64_str(b, st.random_bytes));
+	kprintf("urandom_bytes: %s\r\n", u64_str(b, st.urandom_bytes));
+	kprintf("batch_samples: %s\r\n", u64_str(b, st.batch_samples));
+	kprintf("batch_flushes: %s\r\n", u64_str(b, st.batch_flushes));
+	kprintf("batch_overwrites: %s\r\n", u64_str(b, st.batch_overwrites));
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
 	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kernel_passes);
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);

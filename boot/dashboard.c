@@ -222,50 +222,45 @@ static void row_flush(int row)
 /* ---- the snapshot ---- */
 static void take_snapshot(void)
 {
-	const struct rng *r = &rng_live;
-	unsigned long f;
+	struct rng *r = &rng_live;
+	struct rng_stats st;
 
 	s.uptime_ms = clock_ms();
 	s.khz = clock_khz();
 	s.hz = pit_hz();
 	s.tsc = clock_is_tsc();
-	s.estimator = r->estimator;
 
-	f = entropy_irq_save();
-	s.primary = r->primary.entropy_count;
-	s.secondary = r->secondary.entropy_count;
-	s.credited = r->credited_bits;
-	s.random_bytes = r->random_bytes;
-	s.urandom_bytes = r->urandom_bytes;
+	rng_stats(r, &st);
+	s.estimator = st.estimator;
+	s.primary = st.primary_bits;
+	s.secondary = st.secondary_bits;
+	s.credited = st.credited_bits;
+	s.random_bytes = st.random_bytes;
+	s.urandom_bytes = st.urandom_bytes;
 	s.stream_bytes = stream_port_bytes;
-	entropy_irq_restore(f);
 
 	s.nsrc = 0;
 	s.t_events = s.t_bits = s.t_tso = s.tr_bits = s.tr_tso = 0;
-	for (const struct entropy_source *e = r->sources; e; e = e->next) {
-		uint64_t ev, bits, tso;
-		f = entropy_irq_save();
-		ev = e->events;
-		bits = e->bits;
-		tso = e->tso_bits;
-		entropy_irq_restore(f);
+	for (struct entropy_source *e = rng_source_next(r, NULL); e; e = rng_source_next(r, e)) {
+		struct rng_source_stats ss;
+		rng_source_stats(e, &ss);
 		if (s.nsrc < SRC_ROWS) {
 			struct src_snap *d = &s.src[s.nsrc];
-			d->name = e->name;
-			d->irq = e->irq;
-			d->trusted = e->trusted;
-			d->capturing = e->capture != NULL;
-			d->events = ev;
-			d->bits = bits;
-			d->tso_bits = tso;
+			d->name = ss.name;
+			d->irq = ss.irq;
+			d->trusted = ss.trusted;
+			d->capturing = ss.capture;
+			d->events = ss.events;
+			d->bits = ss.bits;
+			d->tso_bits = ss.tso_bits;
 		}
 		s.nsrc++;
-		s.t_events += ev;
-		s.t_bits += bits;
-		s.t_tso += tso;
-		if (e->trusted) {
-			s.tr_bits += bits;
-			s.tr_tso += tso;
+		s.t_events += ss.events;
+		s.t_bits += ss.bits;
+		s.t_tso += ss.tso_bits;
+		if (ss.trusted) {
+			s.tr_bits += ss.bits;
+			s.tr_tso += ss.tso_bits;
 		}
 	}
 

@@ -8,6 +8,7 @@
 #include "cpu.h"
 #include "drivers/devices.h"
 #include "drivers/serial.h"
+#include "lib/fmt.h"
 
 #define SERVE_MAX_BYTES 16777216u
 #define HEX_LINE_BYTES  32                /* 64 hex digits a line (SPEC.md) */
@@ -103,6 +104,41 @@ int cmd_urandom(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * `# waiting for entropy: K of N bytes; C of B bits credited; HINT`: how
+ * far the read is, what was credited since it began against the 8 bits a
+ * byte it needs, and which sources could feed it, so a user knows what to
+ * do (a headless appliance has no typist).
+ */
+static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
+{
+	struct rng_stats st;
+	char hint[96] = "", c[U64_STR_LEN];
+	size_t len = 0;
+	int person = 0;
+	rng_stats(&rng_live, &st);
+	for (struct entropy_source *e = rng_source_next(&rng_live, NULL); e;
+	     e = rng_source_next(&rng_live, e)) {
+		struct rng_source_stats ss;
+		rng_source_stats(e, &ss);
+		if (!ss.trusted)
+			continue;
+		if (strcmp(ss.name, "keyboard") == 0 || strcmp(ss.name, "mouse") == 0) {
+			person = 1;
+		} else if (len + strlen(ss.name) + 3 < sizeof(hint)) {
+			len += (size_t)snprintf(hint + len, sizeof(hint) - len, "%s%s",
+				len ? ", " : "", ss.name);
+		}
+	}
+	kprintf("# waiting for entropy: %lu of %lu bytes; %s of %lu bits credited; %s%s%s%s\r\n",
+		(unsigned long)done, (unsigned long)n, u64_str(c, st.credited_bits - credited_at_start),
+		(unsigned long)n * 8,
+		person ? "type on the keyboard or move the mouse" : "",
+		person && len ? "; " : "", len ? "measured sources: " : "", hint);
+	if (!person && !len)
+		kprintf("# no trusted source is present: this read can only wait\r\n");
+}
+
 int cmd_random(int argc, char **argv)
 {
 	uint32_t n, done = 0;
@@ -112,6 +148,9 @@ int cmd_random(int argc, char **argv)
 	if (parse_count_format(argc, argv, &n, &o) < 0)
 		return -1;
 	struct deadline next_note = deadline_in_ms(0);
+	struct rng_stats st;
+	rng_stats(&rng_live, &st);
+	uint64_t credited_at_start = st.credited_bits;
 	console_random_waiting = 1;
 	while (done < n) {
 		if (cmd_interrupted()) {
@@ -130,8 +169,7 @@ int cmd_random(int argc, char **argv)
 		}
 		/* Waiting notes are text: in bin mode they would corrupt the N raw bytes. */
 		if (!o.bin && deadline_passed(next_note)) {
-			kprintf("# waiting for entropy: %lu of %lu bytes, primary_bits %d\r\n",
-				(unsigned long)done, (unsigned long)n, rng_live.primary.entropy_count);
+			waiting_note(done, n, credited_at_start);
 			next_note = deadline_in_ms(NOTE_INTERVAL_MS);
 		}
 		kernel_idle();

@@ -224,13 +224,13 @@ static void ata_poll(void)
 		}
 		if (c->busy_drive >= 0 || !deadline_passed(dk->next_read))
 			continue;
-		if (r->primary.entropy_count >= (int)(r->primary.poolwords * 32))
+		if (rng_primary_full(r))
 			continue;
 		uint8_t st = inb(c->ctl);
 		if (st & (ATA_SR_BSY | ATA_SR_DRQ))
 			continue;                /* still resetting, or confused: later */
 		uint32_t lba;
-		rng_get_bytes(r, &lba, sizeof(lba));   /* not bytes served: not in urandom_bytes */
+		rng_aux_bytes(r, &lba, sizeof(lba));   /* outside the accounting: spends no credit */
 		lba %= dk->sectors;
 		dk->next_read = deadline_in_ms(ATA_READ_PERIOD_MS);
 		select_drive(c, dk->slave, (uint8_t)(lba >> 24));

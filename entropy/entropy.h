@@ -14,6 +14,10 @@
 #define RNG_READ_WAKEUP_BITS  8     /* v1.89 random_read_wakeup_thresh */
 #define RNG_WRITE_WAKEUP_BITS 128   /* v1.89 random_write_wakeup_thresh */
 #define RNG_EXTRACT_BYTES   10      /* one extraction round: 160-bit hash folded to 80 */
+/* /dev/urandom leaves this much in the primary's count for /dev/random
+ * readers (a departure from v1.89, see random.c): one 256-bit key. */
+#define RNG_URANDOM_RESERVE_BITS 256
+#define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
 
 enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1 };
 
@@ -74,6 +78,26 @@ struct rng {
 	                                        * never credited, whatever its trusted flag */
 	/* transfer accounting (patch 1/4): xfer_credited_bits <= xfer_taken_bits always */
 	uint64_t xfer_taken_bits, xfer_credited_bits, reseeds;
+	/* every bit removed from a pool count: credited_bits == primary +
+	 * secondary + spent_bits, exactly, at every moment between calls */
+	uint64_t spent_bits;
+	/* rng_aux_bytes' generator: outside the accounting */
+	uint32_t aux_key[5], aux_blocks;
+};
+
+/* One consistent copy of the counters (`status`, the dashboard). */
+struct rng_stats {
+	enum rng_estimator estimator;
+	int primary_bits, secondary_bits, primary_max, secondary_max;
+	uint64_t credited_bits, spent_bits, random_bytes, urandom_bytes;
+	uint64_t batch_samples, batch_flushes, batch_overwrites, reseeds;
+};
+
+/* One consistent copy of a source's counters (`sources`, the dashboard). */
+struct rng_source_stats {
+	const char *name;
+	int irq, trusted, capture;
+	uint64_t events, bits, tso_bits;
 };
 
 /* ---- The seam: the platform provides these (arch/x86 on the appliance,
@@ -110,10 +134,22 @@ unsigned rng_batch_flush(struct rng *r);
 
 /* /dev/random: returns bytes written (0 = must wait), n <= min(len, 340, primary_bits/8). */
 size_t rng_read_random(struct rng *r, void *buf, size_t len);
-/* /dev/urandom: always len bytes. */
+/* /dev/urandom: always len bytes; never takes the primary below
+ * RNG_URANDOM_RESERVE_BITS. */
 void rng_read_urandom(struct rng *r, void *buf, size_t len);
-/* Same bytes for the appliance's own use (not counted in urandom_bytes). */
-void rng_get_bytes(struct rng *r, void *buf, size_t len);
+/* Bytes for the appliance's own use (the disk driver's read addresses):
+ * from a generator keyed by the pools, outside the accounting: no pool
+ * count changes, no transfer, no reseed, not counted as bytes served. */
+void rng_aux_bytes(struct rng *r, void *buf, size_t len);
+
+/* Snapshots with interrupts masked: the only way callers outside entropy/
+ * read counters. */
+void rng_stats(const struct rng *r, struct rng_stats *st);
+void rng_source_stats(const struct entropy_source *src, struct rng_source_stats *st);
+/* Registry walk in creation order: prev NULL gives the first source. */
+struct entropy_source *rng_source_next(struct rng *r, struct entropy_source *prev);
+/* True while the primary pool is full (a disk need not be read for more). */
+int rng_primary_full(const struct rng *r);
 
 /* True when /dev/random can serve at least one byte now (primary >= 8 bits).
  * A reader that got 0 from rng_read_random waits until this is true

@@ -124,22 +124,59 @@
  *     saturates at the batch size and the pending-sample count saturates
  *     instead of wrapping.
  *
- * Accounting (what `status` shows)
- * ================================
+ * Accounting (what `status` shows): an identity, not an inequality
+ * ================================================================
  *
  *   credited_bits   sum over flushes of what the target pool's count
  *                   actually rose by (after clamping to the pool size).
+ *   spent_bits      every bit removed from a pool count, for any reason:
+ *                   the secondary's debit when it serves random or
+ *                   urandom bytes, the part of a transfer the secondary
+ *                   could not hold, the primary's debit for a
+ *                   catastrophic reseed.
  *   random_bytes    bytes served by rng_read_random().
  *
- * Let E = primary + secondary counts. Only flushes raise E, by exactly
- * what they add to credited_bits. A random read of n bytes starts with
- * primary >= 8n; the transfer moves at most what the primary drops by,
- * and, if the secondary then clamps at 1024 bits, the bits lost there
- * are at least 8n minus what the secondary holds, so every random read
- * lowers E by at least 8n. Hence random_bytes*8 <= credited_bits - E
- * <= credited_bits at every moment. tests/unit/test_entropy_props.c
- * checks it after every step of random sequences, and tests/fuzz/ with
- * arbitrary ones.
+ * Only flushes raise a pool count and only the three debits above lower
+ * one, each adding exactly its amount to its counter; a transfer moves
+ * bits from the primary to the secondary and spends the remainder. So
+ * at every moment between calls
+ *
+ *     credited_bits == primary_bits + secondary_bits + spent_bits.
+ *
+ * A random read of n bytes starts with primary >= 8n; the transfer takes
+ * from the primary at least 8n minus what the secondary holds (it runs
+ * even when the secondary is full, see rng_xfer_secondary), and the
+ * secondary gives up the rest, so every read raises spent_bits by at
+ * least 8n and random_bytes*8 <= spent_bits. rng_stats() copies all of
+ * this with interrupts masked, so `status` shows one consistent moment.
+ * tests/unit/test_entropy_props.c checks the identity after every step
+ * of random sequences that fill both pools, drain them and fill them
+ * again, and tests/fuzz/ with arbitrary ones.
+ *
+ * Departures from v1.89 in the accounting
+ * ---------------------------------------
+ *
+ *   - The transfer is not skipped when the secondary is full. v1.89 (and
+ *     the 2002 patches) skipped it, so with both pools full a 340-byte
+ *     read found 1024 bits in the secondary, floored its count at 0 and
+ *     served 2720: 1696 bits out of thin air, the very class of bug patch
+ *     1/4 was written against.
+ *   - /dev/urandom keeps out of a reserve. In v1.89 every urandom read
+ *     pulls a transfer out of the primary, so a continuous urandom reader
+ *     (rngd on the stream port) keeps the primary at 0 and a /dev/random
+ *     reader never wakes. Linux 2.6 answered this with a reserve that
+ *     non-blocking extraction may not take (account()'s `reserved`);
+ *     rand86 keeps RNG_URANDOM_RESERVE_BITS (one 256-bit key) in the
+ *     primary's count against urandom's transfers and reseed debits.
+ *     The reseed still mixes a whole buffer, as v1.89 did from a primary
+ *     holding less than it output.
+ *   - The appliance's own bytes (the disk driver's read addresses) come
+ *     from rng_aux_bytes(), a generator keyed by hashing the pools
+ *     without feedback, outside the accounting. Drawn from the extraction
+ *     path, a disk polled every 100 ms spent all trusted credit.
+ *   - Samples that are never credited (add_untrusted_entropy() on a sink
+ *     that is a trusted source) leave that source's estimator state
+ *     alone; they reset the periodicity check before.
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -292,42 +329,70 @@ static unsigned rng_take_primary(struct rng *r, void *out, size_t nbytes)
 {
 	unsigned taken;
 
-	if (r->primary.entropy_count > RNG_POOL_BITS(&r->primary))
-		r->primary.entropy_count = RNG_POOL_BITS(&r->primary);
 	taken = rng_debit(&r->primary, nbytes * 8);
 	rng_pool_extract(&r->primary, out, nbytes);
 	return taken;
 }
 
+/* Bits the primary may give up while keeping `reserve` counted. */
+static size_t rng_primary_above(const struct rng *r, unsigned reserve)
+{
+	int have = r->primary.entropy_count;
+
+	return have > (int)reserve ? (size_t)(have - (int)reserve) : 0;
+}
+
 /*
  * Before serving nbytes from the secondary: if it holds fewer than
- * nbytes*8 bits (and is not full), move the shortfall from the primary,
- * at most one buffer (340 bytes), crediting only what the primary's count
- * fell by (patch 1/4, tightened). Every RNG_RESEED_BYTES of output, mix a
- * whole buffer from the primary without credit (catastrophic reseed), so
- * an attacker who once learnt the secondary loses it again.
+ * nbytes*8 bits, move the shortfall from the primary, at most one buffer
+ * (340 bytes), crediting only what the primary's count fell by (patch
+ * 1/4, tightened). Unlike v1.89 this happens even when the secondary is
+ * full: a read may ask for 2720 bits and the secondary holds 1024, and
+ * skipping the transfer let the difference out of thin air. What the
+ * secondary cannot hold is spent, not kept. Every RNG_RESEED_BYTES of
+ * output, mix a buffer from the primary without credit (catastrophic
+ * reseed), so an attacker who once learnt the secondary loses it again.
+ *
+ * `reserve` is 0 for /dev/random and RNG_URANDOM_RESERVE_BITS for
+ * /dev/urandom: the non-blocking path lowers the primary's count only
+ * down to the reserve (see the essay's departures). Its transfers move
+ * no more than the primary holds above the reserve; its reseeds still
+ * mix a whole buffer, as v1.89 did from a primary holding less than it
+ * output, but debit only what lies above the reserve.
  */
-static void rng_xfer_secondary(struct rng *r, size_t nbytes)
+static void rng_xfer_secondary(struct rng *r, size_t nbytes, unsigned reserve)
 {
 	uint32_t tmp[(RNG_SEC_XFER_BYTES + 3) / 4];
 	struct rng_pool *s = &r->secondary;
 	size_t have = (size_t)s->entropy_count / 8;
-	size_t bytes;
+	size_t bytes, limit, bits;
 	unsigned taken, credited;
 
-	if ((size_t)s->entropy_count < nbytes * 8 && s->entropy_count < RNG_POOL_BITS(s)) {
+	memset(tmp, 0, sizeof(tmp));
+	if ((size_t)s->entropy_count < nbytes * 8) {
 		bytes = nbytes - have;
 		if (bytes > RNG_SEC_XFER_BYTES)
 			bytes = RNG_SEC_XFER_BYTES;
-		memset(tmp, 0, sizeof(tmp));
-		taken = rng_take_primary(r, tmp, bytes);
-		rng_mix_words(s, tmp, (bytes + 3) / 4);
-		credited = rng_credit(s, taken);
-		r->xfer_taken_bits += taken;
-		r->xfer_credited_bits += credited;
+		limit = reserve ? rng_primary_above(r, reserve) / 8 : bytes;
+		if (bytes > limit)
+			bytes = limit;
+		if (bytes) {
+			taken = rng_take_primary(r, tmp, bytes);
+			rng_mix_words(s, tmp, (bytes + 3) / 4);
+			credited = rng_credit(s, taken);
+			r->xfer_taken_bits += taken;
+			r->xfer_credited_bits += credited;
+			r->spent_bits += taken - credited;
+		}
 	}
 	if (r->extracted_since_reseed >= RNG_RESEED_BYTES) {
-		rng_take_primary(r, tmp, sizeof(tmp));
+		/* The whole buffer is extracted and mixed as in v1.89; only its
+		 * debit is bounded by the reserve on the urandom path. */
+		bits = 8 * sizeof(tmp);
+		if (reserve && bits > rng_primary_above(r, reserve))
+			bits = rng_primary_above(r, reserve);
+		r->spent_bits += rng_debit(&r->primary, bits);
+		rng_pool_extract(&r->primary, tmp, sizeof(tmp));
 		rng_mix_words(s, tmp, sizeof(tmp) / 4);
 		r->extracted_since_reseed = 0;
 		r->reseeds++;
@@ -336,12 +401,10 @@ static void rng_xfer_secondary(struct rng *r, size_t nbytes)
 }
 
 /* Serve nbytes (<= RNG_SEC_XFER_BYTES) from the secondary pool. */
-static void rng_extract_secondary(struct rng *r, void *out, size_t nbytes)
+static void rng_extract_secondary(struct rng *r, void *out, size_t nbytes, unsigned reserve)
 {
-	rng_xfer_secondary(r, nbytes);
-	if (r->secondary.entropy_count > RNG_POOL_BITS(&r->secondary))
-		r->secondary.entropy_count = RNG_POOL_BITS(&r->secondary);
-	rng_debit(&r->secondary, nbytes * 8);
+	rng_xfer_secondary(r, nbytes, reserve);
+	r->spent_bits += rng_debit(&r->secondary, nbytes * 8);
 	r->extracted_since_reseed += (uint32_t)nbytes;
 	rng_pool_extract(&r->secondary, out, nbytes);
 }
@@ -355,6 +418,12 @@ int rng_random_ready(const struct rng *r)
 	return r->primary.entropy_count >= RNG_READ_WAKEUP_BITS;
 }
 
+/*
+ * n = min(len, 340, primary_bits/8). The transfer above then takes from
+ * the primary at least 8n minus what the secondary holds, and the
+ * secondary gives up the rest: every byte served lowers
+ * primary_bits + secondary_bits by at least 8 bits.
+ */
 size_t rng_read_random(struct rng *r, void *buf, size_t len)
 {
 	size_t n = len;
@@ -366,34 +435,81 @@ size_t rng_read_random(struct rng *r, void *buf, size_t len)
 		n = avail;
 	if (n == 0)
 		return 0;
-	rng_extract_secondary(r, buf, n);
+	rng_extract_secondary(r, buf, n, 0);
 	r->random_bytes += n;
 	return n;
 }
 
 void rng_read_urandom(struct rng *r, void *buf, size_t len)
 {
-	r->urandom_bytes += len;
-	rng_get_bytes(r, buf, len);
-}
-
-/* The /dev/urandom path for the appliance's own use (the disk driver's
- * read addresses): the same output, but not counted as bytes served. */
-void rng_get_bytes(struct rng *r, void *buf, size_t len)
-{
 	uint8_t *dst = buf;
 	size_t n;
 
+	r->urandom_bytes += len;
 	while (len) {
 		/* Chunks end where the next catastrophic reseed is due. */
 		n = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
 		if (r->extracted_since_reseed < RNG_RESEED_BYTES &&
 		    n > RNG_RESEED_BYTES - r->extracted_since_reseed)
 			n = RNG_RESEED_BYTES - r->extracted_since_reseed;
-		rng_extract_secondary(r, dst, n);
+		rng_extract_secondary(r, dst, n, RNG_URANDOM_RESERVE_BITS);
 		dst += n;
 		len -= n;
 	}
+}
+
+/**********************************************************************
+ * The appliance's own bytes: outside the accounting
+ **********************************************************************/
+
+/*
+ * The disk driver picks the sectors it reads with these bytes. They must
+ * not come from the extraction path: that debits the pools, pulls
+ * transfers out of the primary and counts towards the reseed, so a disk
+ * polled every few hundred milliseconds would spend all trusted credit
+ * (an attached disk starved /dev/random). Instead: a key made by hashing
+ * both pools' words without feedback and without touching any count
+ * (SHA-1 compression is one-way, so the key reveals nothing usable about
+ * the pools), then SHA-1 compression of (key, counter) blocks. The key is
+ * remade every RNG_AUX_REKEY blocks so new pool input reaches it.
+ */
+static void rng_aux_rekey(struct rng *r)
+{
+	uint32_t h[5];
+	unsigned i;
+
+	memcpy(h, rng_sha1_iv, sizeof(h));
+	for (i = 0; i < r->primary.poolwords; i += 16)
+		rng_sha1_compress(h, r->primary.words + i);
+	for (i = 0; i < r->secondary.poolwords; i += 16)
+		rng_sha1_compress(h, r->secondary.words + i);
+	for (i = 0; i < 5; i++)
+		r->aux_key[i] ^= h[i];
+	r->aux_blocks = 0;
+	rng_wipe(h, sizeof(h));
+}
+
+void rng_aux_bytes(struct rng *r, void *buf, size_t len)
+{
+	uint32_t block[16], h[5];
+	uint8_t *dst = buf;
+	size_t n;
+
+	while (len) {
+		if (r->aux_blocks % RNG_AUX_REKEY == 0)
+			rng_aux_rekey(r);
+		memset(block, 0, sizeof(block));
+		memcpy(block, r->aux_key, sizeof(r->aux_key));
+		block[5] = r->aux_blocks++;
+		memcpy(h, rng_sha1_iv, sizeof(h));
+		rng_sha1_compress(h, block);
+		n = len < sizeof(h) ? len : sizeof(h);
+		memcpy(dst, h, n);
+		dst += n;
+		len -= n;
+	}
+	rng_wipe(block, sizeof(block));
+	rng_wipe(h, sizeof(h));
 }
 
 /**********************************************************************
@@ -477,6 +593,11 @@ void free_entropy_source(struct entropy_source *src)
 	src->next = NULL;
 }
 
+struct entropy_source *rng_source_next(struct rng *r, struct entropy_source *prev)
+{
+	return prev ? prev->next : r->sources;
+}
+
 struct entropy_source *rng_find_source(struct rng *r, const char *name)
 {
 	struct entropy_source *s;
@@ -485,6 +606,55 @@ struct entropy_source *rng_find_source(struct rng *r, const char *name)
 		if (s->name && name && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
+}
+
+/**********************************************************************
+ * Statistics: snapshots taken with interrupts masked
+ **********************************************************************/
+
+/*
+ * Interrupts raise the batch and per-source counters; on i386 a 64-bit
+ * counter is two stores, so reading one while an interrupt updates it
+ * can tear. Every reader outside entropy/ goes through these, which copy
+ * everything at once under entropy_irq_save() (a few dozen loads).
+ */
+void rng_stats(const struct rng *r, struct rng_stats *st)
+{
+	unsigned long flags = entropy_irq_save();
+
+	st->estimator = r->estimator;
+	st->primary_bits = r->primary.entropy_count;
+	st->secondary_bits = r->secondary.entropy_count;
+	st->primary_max = RNG_POOL_BITS(&r->primary);
+	st->secondary_max = RNG_POOL_BITS(&r->secondary);
+	st->credited_bits = r->credited_bits;
+	st->spent_bits = r->spent_bits;
+	st->random_bytes = r->random_bytes;
+	st->urandom_bytes = r->urandom_bytes;
+	st->batch_samples = r->batch_samples;
+	st->batch_flushes = r->batch_flushes;
+	st->batch_overwrites = r->batch_overwrites;
+	st->reseeds = r->reseeds;
+	entropy_irq_restore(flags);
+}
+
+void rng_source_stats(const struct entropy_source *src, struct rng_source_stats *st)
+{
+	unsigned long flags = entropy_irq_save();
+
+	st->name = src->name;
+	st->irq = src->irq;
+	st->trusted = src->trusted;
+	st->capture = src->capture != NULL;
+	st->events = src->events;
+	st->bits = src->bits;
+	st->tso_bits = src->tso_bits;
+	entropy_irq_restore(flags);
+}
+
+int rng_primary_full(const struct rng *r)
+{
+	return r->primary.entropy_count >= RNG_POOL_BITS(&r->primary);
 }
 
 /**********************************************************************
@@ -543,14 +713,21 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 {
 	struct rng_capture *cap = src->capture;
 	uint32_t raw = t - src->last_time;
-	unsigned tso = rng_tso_estimate(src, t);
-	unsigned bits = 0;
-	int trusted = src->trusted && !never_credit;
+	unsigned tso, bits = 0;
 
 	src->events++;
-	if (trusted) {
+	/* A sample that is never credited, arriving on a trusted source (the
+	 * untrusted sink may be one), must leave that source's estimator state
+	 * alone, both estimators': interleaved uncredited samples would reset
+	 * the periodicity check, and a periodic trusted source would earn
+	 * credit it does not have. It counts as an event and is mixed. */
+	if (never_credit && src->trusted)
+		return 0;
+	tso = rng_tso_estimate(src, t);
+	if (src->trusted) {
 		bits = rng_xymoron_estimate(src, t, entropy_context_switches());
 	} else {
+		/* An untrusted source keeps its own reference time for `samples`. */
 		src->last_time = t;
 		src->last_delta = raw;
 	}
@@ -560,7 +737,7 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 	}
 	src->bits += bits;
 	src->tso_bits += tso;
-	if (!trusted)
+	if (!src->trusted)
 		return 0;
 	return r->estimator == RNG_CREDIT_TSO ? tso : bits;
 }

@@ -4,7 +4,8 @@
  * and the libFuzzer target (tests/fuzz/fuzz_entropy.c). One operation is
  * (op, a, b): a sample on one of four sources or a NULL handle, a flush,
  * a /dev/random or /dev/urandom read, a capture toggle, an estimator
- * switch, an untrusted flood. After every operation ops_step() checks the
+ * switch, an untrusted flood, the disk driver's address draw, a fill of
+ * many credited samples. After every operation ops_step() checks the
  * invariants and returns a message naming the first one broken, or NULL.
  */
 #include <stdint.h>
@@ -45,6 +46,11 @@ static int ops_pool_ok(const struct rng_pool *p)
 	       p->add_ptr < p->poolwords && p->input_rotate < 32;
 }
 
+static int ops_energy(const struct rng *r)
+{
+	return r->primary.entropy_count + r->secondary.entropy_count;
+}
+
 #define OPS_FAIL(...) do { snprintf(w->msg, sizeof(w->msg), __VA_ARGS__); return w->msg; } while (0)
 
 static const char *ops_check(struct ops_world *w)
@@ -52,9 +58,13 @@ static const char *ops_check(struct ops_world *w)
 	struct rng *r = &w->r;
 	unsigned i;
 
-	if (r->random_bytes * 8 > r->credited_bits)
-		OPS_FAIL("conservation broken: random_bytes %llu * 8 > credited_bits %llu",
-			(unsigned long long)r->random_bytes, (unsigned long long)r->credited_bits);
+	if (r->credited_bits != (uint64_t)ops_energy(r) + r->spent_bits)
+		OPS_FAIL("identity broken: credited_bits %llu != primary %d + secondary %d + spent %llu",
+			(unsigned long long)r->credited_bits, r->primary.entropy_count,
+			r->secondary.entropy_count, (unsigned long long)r->spent_bits);
+	if (r->random_bytes * 8 > r->spent_bits)
+		OPS_FAIL("random_bytes %llu * 8 > spent_bits %llu: bytes served that no pool gave up",
+			(unsigned long long)r->random_bytes, (unsigned long long)r->spent_bits);
 	if (!ops_pool_ok(&r->primary) || !ops_pool_ok(&r->secondary))
 		OPS_FAIL("pool state out of range: primary %d secondary %d bits",
 			r->primary.entropy_count, r->secondary.entropy_count);
@@ -70,11 +80,6 @@ static const char *ops_check(struct ops_world *w)
 			OPS_FAIL("untrusted source %s has bits=%llu", w->src[i].name,
 				(unsigned long long)w->src[i].bits);
 	return NULL;
-}
-
-static int ops_energy(const struct rng *r)
-{
-	return r->primary.entropy_count + r->secondary.entropy_count;
 }
 
 static void ops_sample(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
@@ -101,7 +106,11 @@ static const char *ops_read_random(struct ops_world *w, uint32_t a)
 	struct rng *r = &w->r;
 	size_t len = a % (OPS_BUF + 1);
 	int before = ops_energy(r), primary = r->primary.entropy_count;
-	size_t n = rng_read_random(r, w->buf, len);
+	size_t n;
+
+	if (primary >= 4096 && r->secondary.entropy_count >= 1024 && len > 128)
+		w->full_both++;
+	n = rng_read_random(r, w->buf, len);
 	size_t cap = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
 
 	if ((size_t)primary / 8 < cap)
@@ -111,6 +120,48 @@ static const char *ops_read_random(struct ops_world *w, uint32_t a)
 	if (ops_energy(r) > before - 8 * (int)n)
 		OPS_FAIL("random read of %zu bytes lowered pool entropy only from %d to %d",
 			n, before, ops_energy(r));
+	return NULL;
+}
+
+static const char *ops_flush(struct ops_world *w);
+
+/* The disk driver's address draw: no count, counter or reseed may move. */
+static const char *ops_aux(struct ops_world *w, uint32_t a)
+{
+	struct rng *r = &w->r;
+	int before = ops_energy(r);
+	uint64_t spent = r->spent_bits, ur = r->urandom_bytes, reseeds = r->reseeds;
+	uint32_t since = r->extracted_since_reseed;
+
+	rng_aux_bytes(r, w->buf, 1 + a % 64);
+	if (ops_energy(r) != before || r->spent_bits != spent || r->urandom_bytes != ur ||
+	    r->reseeds != reseeds || r->extracted_since_reseed != since)
+		OPS_FAIL("an aux draw touched the accounting: pools %d -> %d, spent %llu -> %llu",
+			before, ops_energy(r), (unsigned long long)spent,
+			(unsigned long long)r->spent_bits);
+	return NULL;
+}
+
+/* Fill towards both pools: rounds of well-spaced trusted samples of
+ * source 0 (a main-loop pass before each), each round flushed. */
+static const char *ops_fill(struct ops_world *w, uint32_t a, uint32_t b)
+{
+	uint32_t rounds = 1 + a % 40, i, j, x = b | 1;
+	const char *err;
+
+	for (i = 0; i < rounds; i++) {
+		for (j = 0; j < 32; j++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			stub_switches++;
+			stub_time += 0x100000 + (x & 0xfffff);
+			add_timing_entropy(&w->src[0], x);
+		}
+		err = ops_flush(w);
+		if (err)
+			return err;
+	}
 	return NULL;
 }
 
@@ -149,7 +200,7 @@ const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
 	const char *err = NULL;
 	unsigned i;
 
-	switch (op % 12) {
+	switch (op % OPS_KINDS) {
 	case 0: case 1: case 2: case 3: case 4:
 		ops_sample(w, op, a, b);
 		break;
@@ -183,6 +234,12 @@ const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
 			stub_time += b & 0xff;
 			add_timing_entropy(&w->src[2], i);
 		}
+		break;
+	case 12:
+		err = ops_aux(w, a);
+		break;
+	case 13:
+		err = ops_fill(w, a, b);
 		break;
 	}
 	return err ? err : ops_check(w);

@@ -8,6 +8,7 @@
 
 #define OPS_SOURCES 4
 #define OPS_BUF 4096
+#define OPS_KINDS 14      /* ops_step: op % OPS_KINDS picks the operation */
 
 struct ops_world {
 	struct rng r;
@@ -15,6 +16,7 @@ struct ops_world {
 	struct rng_capture cap[OPS_SOURCES];
 	uint8_t buf[OPS_BUF];
 	char msg[200];
+	uint32_t full_both;                       /* random reads that found both pools full */
 };
 
 void ops_init(struct ops_world *w, uint32_t seed);

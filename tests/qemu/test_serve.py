@@ -14,7 +14,9 @@ OK_TAIL = b"\r\nok\r\nrand86> "
 def conserved(vm):
     st = vm.status()
     rb, cb = int(st["random_bytes"]), int(st["credited_bits"])
-    assert rb * 8 <= cb, "conservation broken: random_bytes=%d credited_bits=%d" % (rb, cb)
+    p, s, sp = int(st["primary_bits"]), int(st["secondary_bits"]), int(st["spent_bits"])
+    assert cb == p + s + sp, "identity broken: %r" % st
+    assert rb * 8 <= sp, "conservation broken: random_bytes=%d spent_bits=%d" % (rb, sp)
     return st
 
 
