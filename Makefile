@@ -79,6 +79,15 @@ $(BUILD)/rand86.iso: $(BUILD)/rand86.elf boot/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
+# Old PCs: SYSLINUX (mboot.c32) on FAT, built without root (scripts/mkmedia).
+floppy: $(BUILD)/rand86-floppy.img
+hdd: $(BUILD)/rand86-hdd.img
+$(BUILD)/rand86-floppy.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedia | deps
+	scripts/mkmedia floppy $@ $(BUILD)/rand86.elf
+$(BUILD)/rand86-hdd.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedia | deps
+	scripts/mkmedia hdd $@ $(BUILD)/rand86.elf
+.PHONY: floppy hdd
+
 # --- running ---
 ACCEL = $(shell scripts/accel $(BUILD)/rand86.elf)
 QEMU_COMMON = qemu-system-i386 -accel $(ACCEL) -m 16 -device isa-debug-exit,iobase=0xf4,iosize=4
@@ -108,6 +117,8 @@ test-host: test-lib test-entropy
 PYTEST_ARGS ?=
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
 	cd tests/qemu && $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
+
+test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
 
 test: deps
 	$(MAKE) test-host

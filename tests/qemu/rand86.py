@@ -14,6 +14,8 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ELF = os.path.join(ROOT, "build", "rand86.elf")
 ISO = os.path.join(ROOT, "build", "rand86.iso")
+FLOPPY = os.path.join(ROOT, "build", "rand86-floppy.img")
+HDD = os.path.join(ROOT, "build", "rand86-hdd.img")
 PROMPT = b"rand86> "
 
 
@@ -230,7 +232,9 @@ class Rand86:
     """One QEMU running rand86. Use as a context manager."""
 
     def __init__(self, append="", cpu=None, mem=None, com2=True, cdrom=None,
-                 extra=(), boot_timeout=60, wait_prompt=True):
+                 extra=(), boot_timeout=60, wait_prompt=True, media=None):
+        """media: QEMU arguments that boot from a disk image (a boot loader
+        starts rand86), instead of -kernel/-append or cdrom."""
         self.dir = tempfile.mkdtemp(prefix="rand86-")
         self.com1_path = os.path.join(self.dir, "com1.sock")
         self.com2_path = os.path.join(self.dir, "com2.sock")
@@ -249,7 +253,9 @@ class Rand86:
             argv += ["-cpu", cpu]
         if mem:
             argv += ["-m", str(mem)]
-        if cdrom:
+        if media is not None:
+            argv += list(media)
+        elif cdrom:
             argv += ["-cdrom", cdrom, "-boot", "d"]
         else:
             argv += ["-kernel", ELF]
