@@ -12,7 +12,10 @@ issue:
   (f) wall time from starting QEMU to the prompt (median of 3 boots),
   (g) urandom bytes/s received on COM1 (`stream urandom`) and on COM2
       (stream=urandom) over ~3 s, and bench's internal rate, each as a
-      ratio to a 115200-baud line (11520 bytes/s).
+      ratio to a 115200-baud line (11520 bytes/s),
+  (h) at 486 speed: the same paths under TCG with -icount shift=6,sleep=off
+      (guest time = instruction count, 64 ns an instruction, ~16 MIPS; the
+      figures repeat exactly), in instructions and as a ratio to the line.
 Prints the table; writes it with the date, CPU model and accelerator to
 --out. Exits non-zero only when a measurement could not be taken.
 Standard library only.
@@ -180,6 +183,50 @@ def com2_stream_rate():
         return rate(vm.com2, STREAM_SECONDS)
 
 
+# ---------------------------------------------------------------- (h) icount
+ICOUNT_SHIFT = 6
+NS_PER_INSN = 1 << ICOUNT_SHIFT
+ICOUNT_BYTES = 100000
+ICOUNT_TRIES = 5
+
+
+def guest_ms_for(vm, line, nbytes, timeout=300):
+    """Guest milliseconds (status uptime_ms) that `line` takes to print nbytes or more."""
+    t0 = int(vm.status()["uptime_ms"])
+    vm.send(line + "\r")
+    vm.com1.read_exact(nbytes, timeout)
+    vm.com1.expect(rb"\r\nok\r\nrand86> ", timeout)
+    return int(vm.status()["uptime_ms"]) - t0
+
+
+def icount_figures():
+    """bench and COM1 urandom under -icount: the TSC then counts virtual ns."""
+    res = {}
+    with Rand86(accel_name="tcg", extra=["-icount", "shift=%d,sleep=off" % ICOUNT_SHIFT]) as vm:
+        out = {}
+        for line in vm.ok("bench", 300):
+            if ": " in line and not line.startswith("#"):
+                k, v = line.split(": ", 1)
+                out[k] = v
+        if out.get("unit") != "cycles":
+            raise Failed("bench under icount printed unit %r" % out.get("unit"))
+        ns = 1e6 / int(out["cpu_khz"])              # TSC ticks are virtual ns (cpu_khz ~1e6)
+        for k in ("add_timing_entropy", "batch_flush", "extract_per_byte"):
+            res[k] = int(out[k]) * ns / NS_PER_INSN
+        res["bench_bps"] = int(out["urandom_bytes_per_s"])
+        n = ICOUNT_BYTES
+        # The least of a few: when the host reader falls behind, QEMU's
+        # chardev holds THRE clear, the guest idles and guest time jumps.
+        ms = min(guest_ms_for(vm, "urandom %d bin" % n, n) for _ in range(ICOUNT_TRIES))
+        res["bin_bps"] = n * 1000.0 / ms
+        res["bin_insn"] = ms * 1e6 / NS_PER_INSN / n
+        # hex: 64 digits and CRLF a 32-byte line
+        ms = min(guest_ms_for(vm, "urandom %d" % n, n * 2 + (n // 32) * 2) for _ in range(ICOUNT_TRIES))
+        res["hex_bps"] = n * 1000.0 / ms
+        res["hex_insn"] = ms * 1e6 / NS_PER_INSN / n
+    return res
+
+
 # ---------------------------------------------------------------- report
 def qemu_version():
     try:
@@ -220,6 +267,7 @@ def main():
     wall = take("QEMU start to prompt", wall_to_prompt)
     com1 = take("COM1 stream urandom", com1_stream_rate)
     com2 = take("COM2 stream=urandom", com2_stream_rate)
+    ic = take("icount figures", icount_figures)
 
     rows = []      # (group, measurement, value, target, verdict)
 
@@ -314,6 +362,23 @@ def main():
             r = v / LINE_115200
             row("urandom", what, "%.0f bytes/s = %.1f× a 115200 line" % (v, r), "≥ 50× a 115200 line", r >= 50)
 
+    # (h) 486 speed
+    if ic:
+        g = "486 speed (icount %d)" % ICOUNT_SHIFT
+        row(g, "add_timing_entropy (one trusted sample, interrupt path)", "%.0f instructions" % ic["add_timing_entropy"])
+        row(g, "batch_flush (full 256-sample batch)", "%.0f instructions" % ic["batch_flush"])
+        row(g, "extract_per_byte (urandom path, bench)", "%.0f instructions" % ic["extract_per_byte"])
+        row(g, "urandom inside the appliance (bench urandom_bytes_per_s)",
+            "%d bytes/s = %.2f× a 115200 line" % (ic["bench_bps"], ic["bench_bps"] / LINE_115200))
+        r = ic["bin_bps"] / LINE_115200
+        row(g, "`urandom %d bin` on COM1, UART included" % ICOUNT_BYTES,
+            "%.0f bytes/s = %.2f× a 115200 line, %.0f instructions a byte" % (ic["bin_bps"], r, ic["bin_insn"]),
+            "≥ 1.0× (≤ ~1,350 instructions a byte)", r >= 1.0)
+        row(g, "`urandom %d` (hex) on COM1, bytes of randomness" % ICOUNT_BYTES,
+            "%.0f bytes/s = %.2f× a 115200 line, %.0f instructions a byte" % (ic["hex_bps"], ic["hex_bps"] / LINE_115200, ic["hex_insn"]))
+    else:
+        row("486 speed", "icount figures", na)
+
     table = ["| group | measurement | value | target | verdict |", "|---|---|---|---|---|"]
     for g, w, v, t, vd in rows:
         table.append("| %s | %s | %s | %s | %s |" % (g, w.replace("|", "\\|"), v, t, vd))
@@ -366,6 +431,14 @@ def main():
         "- urandom rates: bytes the host read from QEMU's socket chardev over %.0f s once" % STREAM_SECONDS,
         "  the stream was flowing. QEMU's 16550 does not pace bytes at the baud rate,",
         "  so these are what the emulated UART and the appliance's main loop sustain.",
+        "- 486 speed: TCG with `-icount shift=%d,sleep=off`: every guest instruction" % ICOUNT_SHIFT,
+        "  advances guest time by %d ns (~16 MIPS, a fast 486), so guest time is an" % NS_PER_INSN,
+        "  instruction count and the figures repeat exactly from run to run. bench's",
+        "  cycles are then virtual ns (cpu_khz ~1,000,000), printed here / %d. The" % NS_PER_INSN,
+        "  COM1 rates are `urandom %d bin` and `urandom %d` timed by status" % (ICOUNT_BYTES, ICOUNT_BYTES),
+        "  uptime_ms before and after (the appliance's own clock, i.e. guest time),",
+        "  the least of %d runs: when the host reader falls behind, QEMU holds THRE" % ICOUNT_TRIES,
+        "  clear, the guest idles and guest time jumps ahead, so stalls only add.",
         "",
     ]
     if host:

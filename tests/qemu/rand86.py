@@ -232,14 +232,15 @@ class Rand86:
     """One QEMU running rand86. Use as a context manager."""
 
     def __init__(self, append="", cpu=None, mem=None, com2=True, cdrom=None,
-                 extra=(), boot_timeout=60, wait_prompt=True, media=None):
+                 extra=(), boot_timeout=60, wait_prompt=True, media=None, accel_name=None):
         """media: QEMU arguments that boot from a disk image (a boot loader
-        starts rand86), instead of -kernel/-append or cdrom."""
+        starts rand86), instead of -kernel/-append or cdrom. accel_name: force
+        kvm or tcg (-icount needs tcg)."""
         self.dir = tempfile.mkdtemp(prefix="rand86-")
         self.com1_path = os.path.join(self.dir, "com1.sock")
         self.com2_path = os.path.join(self.dir, "com2.sock")
         self.qmp_path = os.path.join(self.dir, "qmp.sock")
-        self.accel = accel()
+        self.accel = accel_name or accel()
         argv = ["qemu-system-i386", "-accel", self.accel, "-display", "none",
                 "-no-reboot", "-nodefaults", "-vga", "std",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=4",

@@ -1,0 +1,163 @@
+"""Drive rand86 under Bochs 2.7 (Debian's bochs): no GUI, COM1 on a TCP socket.
+
+Bochs has no headless display: `display_library: term` draws the VGA text
+screen on a pseudo-terminal, which a thread keeps reading (or Bochs blocks).
+Debian's build has the debugger, which stops before the first instruction:
+`-rc` feeds it `c`. COM1 as a socket server waits for our connection before
+the machine runs. Every wait is bounded; close() always kills Bochs.
+"""
+import os
+import pty
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+from rand86 import SerialPort, Timeout
+
+BIOS = "/usr/share/bochs/BIOS-bochs-latest"
+VGABIOS = "/usr/share/vgabios/vgabios.bin"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class TcpSerial(SerialPort):
+    """rand86.SerialPort over TCP (Bochs's socket-server COM1)."""
+
+    def __init__(self, port, connect_timeout=30):
+        self.buf = bytearray()
+        self.pos = 0
+        self.cond = threading.Condition()
+        self.closed = False
+        deadline = time.monotonic() + connect_timeout
+        while True:
+            try:
+                self.sock = socket.create_connection(("127.0.0.1", port), 1)
+                self.sock.settimeout(None)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise Timeout("Bochs COM1 socket on port %d never opened" % port)
+                time.sleep(0.05)
+        self.thread = threading.Thread(target=self._reader, daemon=True)
+        self.thread.start()
+
+
+class Bochs:
+    """One Bochs running rand86, booted from `boot` ("cdrom" or "floppy")."""
+
+    def __init__(self, lines, boot_timeout=90):
+        self.dir = tempfile.mkdtemp(prefix="rand86-bochs-")
+        self.port = free_port()
+        rc_path = os.path.join(self.dir, "bochsrc")
+        self.log_path = os.path.join(self.dir, "bochs.log")
+        cfg = ["romimage: file=%s" % BIOS,
+               "vgaromimage: file=%s" % VGABIOS,
+               "display_library: term",
+               "log: %s" % self.log_path,
+               "panic: action=fatal",
+               "error: action=report",
+               "info: action=ignore",
+               "com1: enabled=1, mode=socket-server, dev=localhost:%d" % self.port,
+               "mouse: enabled=1, type=ps2"] + list(lines)
+        with open(rc_path, "w") as f:
+            f.write("\n".join(cfg) + "\n")
+        debug_rc = os.path.join(self.dir, "debug.rc")
+        with open(debug_rc, "w") as f:
+            f.write("c\n")
+        self.master, slave = pty.openpty()
+        self.screen = bytearray()
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(["bochs", "-q", "-f", rc_path, "-rc", debug_rc],
+                                     stdin=slave, stdout=slave, stderr=slave,
+                                     cwd=self.dir, start_new_session=True)
+        os.close(slave)
+        self.stop = False
+        self.pty_thread = threading.Thread(target=self._drain, daemon=True)
+        self.pty_thread.start()
+        self.com1 = None
+        try:
+            self.com1 = TcpSerial(self.port)
+            self.boot_log = self.com1.expect(rb"(rand86 \d[^\r\n]*\r\n.*?)rand86> ",
+                                             boot_timeout).group(1).decode()
+            self.boot_seconds = time.monotonic() - self.t0
+        except BaseException:
+            self.close()
+            raise
+
+    def _drain(self):
+        while not self.stop:
+            try:
+                r, _, _ = select.select([self.master], [], [], 0.2)
+                if r:
+                    data = os.read(self.master, 65536)
+                    if not data:
+                        return
+                    self.screen += data[-4096:]
+                    del self.screen[:-16384]
+            except OSError:
+                return
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def cmd(self, line, timeout=60):
+        self.com1.write(line + "\r")
+        m = self.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", timeout)
+        body = m.group(1).decode(errors="replace").split("\r\n")
+        if body and body[0] == line:
+            body = body[1:]
+        return body, m.group(2).decode()
+
+    def ok(self, line, timeout=60):
+        body, final = self.cmd(line, timeout)
+        assert final == "ok", "%r answered %r (body %r)" % (line, final, body)
+        return body
+
+    def status(self):
+        return dict(l.split(": ", 1) for l in self.ok("status") if ": " in l and not l.startswith("#"))
+
+    def sources(self):
+        out = {}
+        for l in self.ok("sources"):
+            parts = l.split()
+            if parts and not l.startswith("#"):
+                out[parts[0]] = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+        return out
+
+    def log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def close(self):
+        self.stop = True
+        if self.com1:
+            self.com1.close()
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.close(self.master)
+        except OSError:
+            pass
