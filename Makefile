@@ -86,7 +86,10 @@ $(BUILD)/rand86-floppy.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedi
 	scripts/mkmedia floppy $@ $(BUILD)/rand86.elf
 $(BUILD)/rand86-hdd.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedia | deps
 	scripts/mkmedia hdd $@ $(BUILD)/rand86.elf
-.PHONY: floppy hdd
+clean-media:
+	rm -f $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/sha1-i386-test.elf
+clean: clean-media
+.PHONY: floppy hdd clean-media
 
 # --- running ---
 ACCEL = $(shell scripts/accel $(BUILD)/rand86.elf)

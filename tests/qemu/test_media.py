@@ -139,9 +139,11 @@ def test_write_protected_floppy_boots(scratch):
 def test_hdd_boots_and_is_never_written(scratch):
     img = copy_of(HDD, scratch)
     before = sha256(img)
-    with old_pc(ide(img) + icount(), "c") as vm:
+    # no -icount here: with sleep=off, guest time leaps ahead while QEMU
+    # waits for host disk I/O, and a read then times out in guest time
+    with old_pc(ide(img), "c") as vm:
         assert "ata0: primary master, 8064 sectors" in vm.boot_log, vm.boot_log
-        src = vm.wait_events("ata0", 50, timeout=30)
+        src = vm.wait_events("ata0", 30, timeout=30)
         assert src["errors"] == "0" and src["timeouts"] == "0", src
         lines = vm.ok("urandom 64")
         assert len(lines) == 2 and len(lines[0]) == 64, lines
