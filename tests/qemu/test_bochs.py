@@ -43,6 +43,8 @@ def machine(kind, scratch):
 @pytest.fixture(scope="module", params=["pci", "isa"])
 def bochs(request):
     from bochs import Bochs
+    for img in (ISO, FLOPPY, HDD):
+        assert os.path.exists(img), "%s missing: make iso floppy hdd" % img
     scratch = tempfile.mkdtemp(prefix="rand86-bochs-media-")
     shutil.copyfile(FLOPPY, os.path.join(scratch, "floppy.img"))
     t0 = time.monotonic()
@@ -70,7 +72,10 @@ def test_bochs_boots_and_serves(bochs):
         assert key in st, st
     src = bochs.sources()
     assert {"keyboard", "mouse", "ne2k0"} <= set(src), src
-    assert src["ne2k0"]["irq"] == "9", src
+    if bochs.kind == "isa":
+        assert src["ne2k0"]["irq"] == "9", src
+    else:
+        assert src["ne2k0"]["irq"].isdigit(), src    # the PCI BIOS routes it (9 here)
     if bochs.kind == "pci":
         deadline = time.monotonic() + 30
         while int(src["ata0"]["events"]) < 3:
@@ -100,6 +105,6 @@ def test_bochs_console_survives_20k_random_bytes(bochs):
             break
     bochs.com1.skip_all()
     bochs.com1.write(b"\x03")
-    bochs.com1.expect(rb"rand86> ", 30)
+    bochs.com1.expect(rb"rand86> ", 20)
     after = int(bochs.status()["uptime_ms"])
     assert after > before, (before, after)
