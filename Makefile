@@ -82,9 +82,9 @@ $(BUILD)/rand86.iso: $(BUILD)/rand86.elf boot/grub.cfg
 # Old PCs: SYSLINUX (mboot.c32) on FAT, built without root (scripts/mkmedia).
 floppy: $(BUILD)/rand86-floppy.img
 hdd: $(BUILD)/rand86-hdd.img
-$(BUILD)/rand86-floppy.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedia | deps
+$(BUILD)/rand86-floppy.img: $(BUILD)/rand86.elf boot/syslinux.cfg boot/syslinux.msg scripts/mkmedia | deps
 	scripts/mkmedia floppy $@ $(BUILD)/rand86.elf
-$(BUILD)/rand86-hdd.img: $(BUILD)/rand86.elf boot/syslinux.cfg scripts/mkmedia | deps
+$(BUILD)/rand86-hdd.img: $(BUILD)/rand86.elf boot/syslinux.cfg boot/syslinux.msg scripts/mkmedia | deps
 	scripts/mkmedia hdd $@ $(BUILD)/rand86.elf
 clean-media:
 	rm -f $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/sha1-i386-test.elf
