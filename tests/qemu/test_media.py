@@ -120,12 +120,14 @@ def test_floppy_boots_a_486_with_4mib_in_under_10_emulated_seconds(scratch):
 @pytest.mark.timeout(60)
 def test_floppy_menu_label_picks_another_entry(scratch):
     img = copy_of(FLOPPY, scratch)
+    before = sha256(img)
     with old_pc(floppy(img), "a", wait_prompt=False) as vm:
         vm.com1.expect(rb"boot: ", 30)
         vm.send("tso\r")
         vm.com1.expect(rb"rand86 [^\r\n]*\r\n.*?rand86> ", 30)
         st = vm.status()
         assert st["credit"] == "tso", st
+    assert sha256(img) == before, "a typed label made the loader write the floppy"
 
 
 @pytest.mark.timeout(60)
