@@ -20,36 +20,42 @@ volatile int console_random_waiting;
 uint64_t stream_port_bytes;
 
 /* ---- output formats ---- */
+/* Hex digits are written straight into the line as bytes arrive: no
+ * second copy of the random bytes, and CRLF stays in place at the end. */
 struct out {
 	int bin;
-	uint8_t line[HEX_LINE_BYTES];
-	unsigned fill;
+	char hex[HEX_LINE_BYTES * 2 + 2];
+	unsigned fill;                    /* bytes in the line */
 };
 
 static void out_flush_line(struct out *o)
 {
-	static const char digits[] = "0123456789abcdef";
-	char hex[HEX_LINE_BYTES * 2 + 2];
 	if (!o->fill)
 		return;
-	for (unsigned i = 0; i < o->fill; i++) {
-		hex[2 * i] = digits[o->line[i] >> 4];
-		hex[2 * i + 1] = digits[o->line[i] & 15];
-	}
-	hex[2 * o->fill] = '\r';
-	hex[2 * o->fill + 1] = '\n';
-	console_write(hex, 2 * o->fill + 2);
+	o->hex[2 * o->fill] = '\r';
+	o->hex[2 * o->fill + 1] = '\n';
+	console_write(o->hex, 2 * o->fill + 2);
 	o->fill = 0;
 }
 
 static void out_bytes(struct out *o, const uint8_t *p, size_t n)
 {
+	static const char digits[] = "0123456789abcdef";
 	if (o->bin) {
 		console_write_raw(p, n);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		o->line[o->fill++] = p[i];
+	while (n) {
+		unsigned room = HEX_LINE_BYTES - o->fill;
+		unsigned k = n < room ? (unsigned)n : room;
+		char *h = o->hex + 2 * o->fill;
+		for (unsigned i = 0; i < k; i++) {
+			h[2 * i] = digits[p[i] >> 4];
+			h[2 * i + 1] = digits[p[i] & 15];
+		}
+		o->fill += k;
+		p += k;
+		n -= k;
 		if (o->fill == HEX_LINE_BYTES)
 			out_flush_line(o);
 	}
