@@ -569,6 +569,7 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 	storage->irq = irq;
 	storage->trusted = trusted != 0;
 	storage->shift = rng_shift_for(entropy_clock_khz(), granularity_khz);
+	rng_meter_init(&storage->meter);
 	while (*link)
 		link = &(*link)->next;
 	*link = storage;
@@ -596,6 +597,11 @@ void free_entropy_source(struct entropy_source *src)
 struct entropy_source *rng_source_next(struct rng *r, struct entropy_source *prev)
 {
 	return prev ? prev->next : r->sources;
+}
+
+void rng_source_own_pass_check(struct entropy_source *src)
+{
+	src->own_pass_check = 1;
 }
 
 struct entropy_source *rng_find_source(struct rng *r, const char *name)
@@ -649,6 +655,11 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->events = src->events;
 	st->bits = src->bits;
 	st->tso_bits = src->tso_bits;
+	st->credited = src->credited;
+	st->h_milli = src->meter.h_milli;
+	st->health = rng_meter_health(&src->meter);
+	st->rct_fail = src->meter.rct_fail;
+	st->apt_fail = src->meter.apt_fail;
 	entropy_irq_restore(flags);
 }
 
@@ -707,6 +718,21 @@ static void rng_capture_put(struct rng_capture *cap, uint32_t raw, uint32_t shif
  * Interrupt context: one sample into the batch (patch 4/4)
  **********************************************************************/
 
+/* Queue a trusted sample's symbol (low 8 bits of its shifted delta) and
+ * Xymoron's bits for the flush's meter: a store and an index, no loop.
+ * A full queue drops the sample from measurement and credit (counted). */
+static void rng_meter_queue(struct entropy_source *src, uint32_t shifted, unsigned bits)
+{
+	uint32_t head = src->mq_head;
+
+	if (head - src->mq_tail >= RNG_METER_INQ) {
+		src->mq_dropped++;
+		return;
+	}
+	src->mq[head & (RNG_METER_INQ - 1)] = (uint16_t)((shifted & 0xffu) | (bits & 0xfu) << 8);
+	src->mq_head = head + 1;
+}
+
 /* Estimate one sample of src; return the credit it asks of the batch. */
 static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t t,
 	int never_credit)
@@ -739,7 +765,12 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 	src->tso_bits += tso;
 	if (!src->trusted)
 		return 0;
-	return r->estimator == RNG_CREDIT_TSO ? tso : bits;
+	rng_meter_queue(src, raw >> src->shift, bits);
+	if (r->estimator == RNG_CREDIT_MEASURED)
+		return 0;                       /* the flush grants it, after measuring */
+	bits = r->estimator == RNG_CREDIT_TSO ? tso : bits;
+	src->credited += bits;
+	return bits;
 }
 
 static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum,
@@ -788,12 +819,61 @@ void add_untrusted_entropy(struct rng *r, uint32_t datum)
  * Timer tick: flush the batch into a pool (patch 4/4)
  **********************************************************************/
 
+/*
+ * Measure what one trusted source queued since the last flush, then grant
+ * it credit: each sample may have Xymoron's bits, but only out of a
+ * budget that grows by the live estimate h_milli per healthy sample and
+ * holds at most h_milli + 999 after growing. So over ANY stretch of
+ * samples a source is granted at most (sum of h over the stretch) plus
+ * under one bit of rounding carried in (integer bits from a fractional
+ * estimate need that much). Warm-up and failed health grant nothing and
+ * empty the budget. The estimate used is the one over a window that
+ * already holds the samples being paid. Returns the bits granted
+ * (before the batch cap); runs whatever the policy, so h_milli and the
+ * health fields are live under credit=xymoron and tso too.
+ */
+static unsigned rng_measure_source(struct entropy_source *src)
+{
+	uint32_t tail = src->mq_tail, head = src->mq_snap, i, h, b;
+	unsigned total = 0, grant;
+	uint16_t *e;
+
+	if (tail == head)
+		return 0;
+	for (i = tail; i != head; i++) {
+		e = &src->mq[i & (RNG_METER_INQ - 1)];
+		rng_meter_add(&src->meter, (uint8_t)RNG_MQ_SYM(*e));
+		if (rng_meter_health(&src->meter) == RNG_HEALTH_OK)
+			*e |= RNG_MQ_OK;
+	}
+	h = rng_meter_estimate(&src->meter);
+	for (i = tail; i != head; i++) {
+		e = &src->mq[i & (RNG_METER_INQ - 1)];
+		if (!(*e & RNG_MQ_OK)) {
+			src->budget_milli = 0;
+			continue;
+		}
+		src->est_milli += h;
+		b = src->budget_milli + h;
+		if (b > h + 999)
+			b = h + 999;
+		grant = b / 1000;
+		if (grant > RNG_MQ_BITS(*e))
+			grant = RNG_MQ_BITS(*e);
+		src->budget_milli = b - grant * 1000;
+		total += grant;
+	}
+	src->mq_tail = head;
+	return total;
+}
+
 unsigned rng_batch_flush(struct rng *r)
 {
 	struct rng_pool *target;
+	struct entropy_source *src;
 	unsigned long flags;
 	uint32_t credit, samples;
-	unsigned credited;
+	unsigned credited, grant;
 
 	flags = entropy_irq_save();
 	credit = r->batch_credit;
@@ -801,7 +881,18 @@ unsigned rng_batch_flush(struct rng *r)
 	r->batch_pos = 0;
 	r->batch_credit = 0;
 	r->batch_samples_pending = 0;
+	/* the queued samples that belong to this flush's batch words */
+	for (src = r->sources; src; src = src->next)
+		src->mq_snap = src->mq_head;
 	entropy_irq_restore(flags);
+
+	for (src = r->sources; src; src = src->next) {
+		grant = rng_measure_source(src);
+		if (r->estimator != RNG_CREDIT_MEASURED)
+			continue;
+		src->credited += grant;
+		credit = credit + grant > RNG_BATCH_WORDS ? RNG_BATCH_WORDS : credit + grant;
+	}
 
 	/* Fill the primary; while it is full, fill the secondary; go back to
 	 * the primary as soon as reads have drained it (4/4). */
