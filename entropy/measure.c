@@ -54,7 +54,7 @@
  *   over 1024 symbols comes out near 5.7 bits (the confidence term costs
  *   more on fewer), comfortably above what Xymoron's rule gives typing
  *   (2-4 bits), so the cap bites only where the history says the source
- *   is worse than the rule thinks. It costs ~2.7 KiB per source (history,
+ *   is worse than the rule thinks. It costs ~1.9 KiB per source (history,
  *   counts, lag scores, hit bits), and at a typist's 5-10 events a second
  *   it covers the last two or three minutes: long enough to see a
  *   rhythm, short enough to follow a change of typist or of habit.
