@@ -50,6 +50,7 @@ struct rng_meter {
 	uint16_t hits;                       /* ones in hit[] over the window */
 	uint8_t winner;                      /* index of the best lag (0 = lag 1) */
 	uint32_t h_milli;                    /* last estimate, thousandths of a bit */
+	uint32_t local_r, local_n, local_milli;  /* cache of the Lag local bound */
 };
 
 /* One trusted sample queued by the interrupt path for the flush: the
@@ -199,7 +200,7 @@ enum rng_health rng_meter_health(const struct rng_meter *m);
 const char *rng_health_name(enum rng_health h);
 /* The two estimates alone, for tests and tools (thousandths of a bit). */
 uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
-uint32_t rng_meter_lag_milli(const struct rng_meter *m);
+uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
 /* -1000 * log2(p) for an upper bound p of a proportion c/n (6.3.1), 0..8000. */
 uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
 /* floor(2^16 * log2(x)) for x >= 1 (0 for x = 0). */

@@ -139,6 +139,27 @@ static void test_periodic_sequences_score_near_zero(void **state)
 	}
 }
 
+/* Stretches of 30 alternating symbols between stretches of 30 random ones:
+ * the winning lag is right about half the time overall (global bound
+ * ~0.9 bits), but in runs of ~30: the local bound must bring it down. */
+static uint8_t gen_runs(unsigned i)
+{
+	return (i / 30) & 1 ? (uint8_t)xs() : (uint8_t)(i & 1 ? 0x07 : 0x70);
+}
+
+static void test_runs_of_predictable_symbols_hit_the_local_bound(void **state)
+{
+	uint32_t h, global;
+
+	(void)state;
+	h = estimate_of(gen_runs, 3000);
+	global = rng_ucb_milli(m.hits, RNG_METER_W);
+	if (global < 750)
+		fail_msg("global bound %u milli-bits: the test sequence is too predictable", global);
+	if (h > 650)
+		fail_msg("runs of ~30 correct predictions: estimate %u milli-bits (global %u), want < 650", h, global);
+}
+
 static unsigned kbits;
 static uint8_t gen_uniform(unsigned i) { (void)i; return (uint8_t)(xs() & ((1u << kbits) - 1)); }
 
@@ -468,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup(test_constant_sequence_scores_zero, setup),
 		cmocka_unit_test_setup(test_alternating_sequence_scores_near_zero_by_lag, setup),
 		cmocka_unit_test_setup(test_periodic_sequences_score_near_zero, setup),
+		cmocka_unit_test_setup(test_runs_of_predictable_symbols_hit_the_local_bound, setup),
 		cmocka_unit_test_setup(test_uniform_over_2k_symbols_scores_a_little_under_k, setup),
 		cmocka_unit_test_setup(test_geometric_scores_about_one_bit, setup),
 		cmocka_unit_test_setup(test_estimate_is_defined_from_the_first_symbol, setup),
