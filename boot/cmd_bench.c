@@ -149,7 +149,7 @@ int cmd_bench(int argc, char **argv)
 	use_tsc = clock_is_tsc();
 	uint32_t khz = clock_khz();
 
-	rng_init(&scratch, RNG_CREDIT_XYMORON);
+	rng_init(&scratch, RNG_CREDIT_MEASURED);    /* the default policy's path */
 	create_entropy_source(&scratch, &bench_src, "bench", -1, 1, 1);
 	create_entropy_source(&scratch, &est_src, "bench-est", -1, 1, 1);
 	rng_pool_init(&pool1999, RNG_PRIMARY_WORDS);

@@ -48,23 +48,28 @@
 #define ROW_LEGEND  23
 #define ROW_HELP    24
 
-/* Table columns: name irq trust events xy tso xy/ev tso/ev (80 columns). */
+/* Table columns: name irq trust events xy tso xy/ev tso/ev h health credited (80 columns). */
 #define C_NAME   0
 #define W_NAME   8
-#define C_IRQ    9
+#define C_IRQ    8
 #define W_IRQ    3
-#define C_TRUST  13
+#define C_TRUST  12
 #define W_TRUST  9
-#define C_EVENTS 23
-#define W_EVENTS 11
-#define C_XY     35
-#define W_XY     11
-#define C_TSO    47
-#define W_TSO    11
-#define C_XYPE   59
-#define W_XYPE   10
-#define C_TSOPE  70
-#define W_TSOPE  10
+#define C_EVENTS 21
+#define W_EVENTS 9
+#define C_XY     30
+#define W_XY     9
+#define C_TSO    39
+#define W_TSO    9
+#define C_XYPE   48
+#define W_XYPE   6
+#define C_TSOPE  54
+#define W_TSOPE  6
+#define C_H      60
+#define W_H      6
+#define C_HEALTH 67
+#define C_CRED   73
+#define W_CRED   7
 
 #define BAR_COL   17
 #define BAR_WIDTH 36
@@ -72,7 +77,9 @@
 struct src_snap {
 	const char *name;
 	int irq, trusted, capturing;
-	uint64_t events, bits, tso_bits;
+	uint64_t events, bits, tso_bits, credited;
+	uint32_t h_milli;
+	enum rng_health health;
 };
 
 struct snap {
@@ -193,6 +200,16 @@ static const char *ratio2(char buf[32], uint64_t num, uint64_t den)
 	return buf;
 }
 
+/* thousandths as "5.123" */
+static const char *ratio3(char buf[32], uint32_t milli)
+{
+	char *p = buf + 31;
+	*p = 0;
+	p = u32_dec(p, milli % 1000, 3);
+	*--p = '.';
+	return u32_dec(p, milli / 1000, 1);
+}
+
 /* Write the cells of `row` that differ from the screen, in runs of one attribute. */
 static void row_flush(int row)
 {
@@ -253,6 +270,9 @@ static void take_snapshot(void)
 			d->events = ss.events;
 			d->bits = ss.bits;
 			d->tso_bits = ss.tso_bits;
+			d->credited = ss.credited;
+			d->h_milli = ss.h_milli;
+			d->health = (enum rng_health)ss.health;
 		}
 		s.nsrc++;
 		s.t_events += ss.events;
@@ -363,9 +383,12 @@ static void draw_row(int row)
 		put(C_TRUST, A_HEAD, one ? "Trust" : "");
 		put_right(C_EVENTS, W_EVENTS, A_HEAD, one ? "Events" : "(count)");
 		put_right(C_XY, W_XY, A_HEAD, one ? "Xymoron" : "bits");
-		put_right(C_TSO, W_TSO, A_HEAD, one ? "1999 rules" : "bits");
-		put_right(C_XYPE, W_XYPE, A_HEAD, one ? "Xymoron" : "bits/event");
-		put_right(C_TSOPE, W_TSOPE, A_HEAD, one ? "1999 rules" : "bits/event");
+		put_right(C_TSO, W_TSO, A_HEAD, one ? "1999" : "bits");
+		put_right(C_XYPE, W_XYPE, A_HEAD, one ? "Xy" : "b/ev");
+		put_right(C_TSOPE, W_TSOPE, A_HEAD, one ? "1999" : "b/ev");
+		put_right(C_H, W_H, A_HEAD, one ? "h" : "bits");
+		put(C_HEALTH, A_HEAD, one ? "Health" : "");
+		put_right(C_CRED, W_CRED, A_HEAD, one ? "Credit" : "bits");
 		break;
 	}
 	case ROW_TOTAL:
@@ -385,7 +408,8 @@ static void draw_row(int row)
 			c = put(c, A_TEXT, "- (no Xymoron bits yet).");
 		}
 		c = put(c, A_TEXT, " Credit: ");
-		put(c, A_VALUE, s.estimator == RNG_CREDIT_TSO ? "1999 rules" : "Xymoron");
+		put(c, A_VALUE, s.estimator == RNG_CREDIT_TSO ? "1999 rules" :
+			s.estimator == RNG_CREDIT_XYMORON ? "Xymoron" : "measured");
 		break;
 	case ROW_SERVED:
 		c = put(0, A_TEXT, "Served: random ");
@@ -425,7 +449,7 @@ static void draw_row(int row)
 		}
 		break;
 	case ROW_LEGEND:
-		put(0, A_DIM, "Xymoron=2002 rules, 1999 rules=Ts'o v1.89; untrusted sources are never credited");
+		put(0, A_DIM, "Xy: 2002 rules, 1999: Ts'o v1.89, h: live 90B estimate; untrusted never credited");
 		break;
 	case ROW_HELP:
 		put(0, A_DIM, "Bars: entropy each pool holds. Updated 4x a second. Console on COM1: try help");
@@ -435,8 +459,18 @@ static void draw_row(int row)
 			unsigned i = (unsigned)(row - ROW_SRC0);
 			if (i < s.nsrc) {
 				const struct src_snap *d = &s.src[i];
+				uint8_t a = d->trusted ? A_VALUE : A_TEXT;
 				draw_table_row(d->name, d->irq, d->trusted ? "trusted" : "untrusted",
-					d->events, d->bits, d->tso_bits, d->trusted ? A_VALUE : A_TEXT);
+					d->events, d->bits, d->tso_bits, a);
+				if (d->trusted) {
+					put_right(C_H, W_H, a, ratio3(b, d->h_milli));
+					put(C_HEALTH, d->health == RNG_HEALTH_FAIL ? A_WARN : a,
+						rng_health_name(d->health));
+				} else {
+					put_right(C_H, W_H, a, "-");
+					put(C_HEALTH, a, "-");
+				}
+				put_num_right(C_CRED, W_CRED, a, d->credited);
 				if (d->capturing)
 					put(C_NAME + W_NAME - 1, A_WARN, "*");
 			}

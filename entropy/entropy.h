@@ -19,7 +19,46 @@
 #define RNG_URANDOM_RESERVE_BITS 256
 #define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
 
-enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1 };
+enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1, RNG_CREDIT_MEASURED = 2 };
+
+/* ---- Live measurement of a trusted source (measure.c; SP 800-90B) ----
+ * Numbers and their reasons are in measure.c's opening comment. */
+#define RNG_METER_W        1024    /* sliding window and APT window (4.4.2, non-binary) */
+#define RNG_METER_LAGS     32      /* Lag predictor (6.3.8): lags 1..32 */
+#define RNG_METER_HIST     (RNG_METER_W + RNG_METER_LAGS + 1)
+#define RNG_METER_MIN      64      /* symbols in the window before any credit */
+#define RNG_METER_INQ      64      /* IRQ -> flush queue per source (power of two) */
+#define RNG_METER_RCT_C    16      /* 4.4.1 cutoff, H = 2, alpha = 2^-30 */
+#define RNG_METER_APT_C    343     /* 4.4.2 cutoff, H = 2, alpha = 2^-30, W = 1024 */
+#define RNG_METER_MAX_MILLI 8000   /* the symbol is 8 bits wide */
+
+enum rng_health { RNG_HEALTH_WARMUP = 0, RNG_HEALTH_OK = 1, RNG_HEALTH_FAIL = 2 };
+
+struct rng_meter {
+	/* health tests (4.4.1, 4.4.2) */
+	uint8_t rct_a, apt_a;
+	uint16_t rct_b, apt_b, apt_i;
+	uint32_t clean_left;                 /* samples to pass before a failed source is ok */
+	uint32_t rct_fail, apt_fail;         /* failures (one per episode / per window) */
+	/* the window: last RNG_METER_HIST symbols, of which the last W are counted */
+	uint64_t n;                          /* symbols seen since creation */
+	uint32_t pos;                        /* n % RNG_METER_HIST: where symbol n goes */
+	uint8_t hist[RNG_METER_HIST];
+	uint16_t count[256];                 /* MCV counts over the window */
+	uint16_t score[RNG_METER_LAGS];      /* lag d+1 hits over the window */
+	uint8_t hit[RNG_METER_W / 8];        /* did the winning lag predict symbol i? */
+	uint16_t hits;                       /* ones in hit[] over the window */
+	uint8_t winner;                      /* index of the best lag (0 = lag 1) */
+	uint32_t h_milli;                    /* last estimate, thousandths of a bit */
+	uint32_t local_r, local_n, local_milli;  /* cache of the Lag local bound */
+};
+
+/* One trusted sample queued by the interrupt path for the flush: the
+ * symbol in bits 0..7, Xymoron's bits in 8..11, bit 12 set by the flush
+ * when the source was healthy and past warm-up after this symbol. */
+#define RNG_MQ_SYM(e)   ((e) & 0xffu)
+#define RNG_MQ_BITS(e)  (((e) >> 8) & 0xfu)
+#define RNG_MQ_OK       0x1000u
 
 struct rng_pool {
 	uint32_t words[RNG_PRIMARY_WORDS];   /* only poolwords used */
@@ -53,6 +92,21 @@ struct entropy_source {
 	uint32_t tso_last_time, tso_last_delta, tso_last_delta2;
 	/* statistics (64-bit: a flood must not wrap them within a day) */
 	uint64_t events, bits, tso_bits;
+	uint64_t credited;                   /* bits the policy in force granted (before batch caps) */
+	/* credit=measured (and, for display, under every policy): trusted
+	 * samples queue (symbol, Xymoron bits) for the flush, which runs the
+	 * meter and grants credit from a budget of h_milli per sample */
+	volatile uint32_t mq_head;           /* written in IRQ */
+	uint32_t mq_tail;                    /* written by the flush */
+	uint32_t mq_snap;                    /* head as the flush took the batch */
+	uint16_t mq[RNG_METER_INQ];
+	volatile uint32_t mq_dropped;        /* queue full: sample measured and credited never */
+	uint32_t budget_milli;               /* unspent credit, < one sample's estimate + 1 bit */
+	uint64_t est_milli;                  /* sum of h_milli over the samples that could earn */
+	struct rng_meter meter;
+	/* own back-to-back check instead of the instance's shared one (timer) */
+	int own_pass_check;
+	uint32_t own_last_switches;
 	/* capture: while capture != NULL, samples are mixed but credit nothing */
 	struct rng_capture *volatile capture;
 	struct entropy_source *next;         /* registry list in creation order */
@@ -97,7 +151,9 @@ struct rng_stats {
 struct rng_source_stats {
 	const char *name;
 	int irq, trusted, capture;
-	uint64_t events, bits, tso_bits;
+	uint64_t events, bits, tso_bits, credited;
+	uint32_t h_milli, rct_fail, apt_fail;  /* the meter (trusted sources) */
+	int health;                          /* enum rng_health */
 };
 
 /* ---- The seam: the platform provides these (arch/x86 on the appliance,
@@ -128,6 +184,27 @@ void add_untrusted_entropy(struct rng *r, uint32_t datum);
  * bench's scratch instance must not be made the default. */
 void rng_set_default(struct rng *r);
 struct rng *rng_get_default(void);
+
+/* The `timer` source: compare main-loop passes with its own previous
+ * sample, never with (nor updating) the shared last_trusted_switches, so
+ * a tick cannot make the next key press look back to back. */
+void rng_source_own_pass_check(struct entropy_source *src);
+
+/* Measurement (measure.c): portable, integer-only, no seam needed. */
+void rng_meter_init(struct rng_meter *m);
+/* Add one symbol: health tests, window counts, Lag predictor. */
+void rng_meter_add(struct rng_meter *m, uint8_t sym);
+/* Recompute and return h_milli = min(MCV, Lag) over the window, 0..8000. */
+uint32_t rng_meter_estimate(struct rng_meter *m);
+enum rng_health rng_meter_health(const struct rng_meter *m);
+const char *rng_health_name(enum rng_health h);
+/* The two estimates alone, for tests and tools (thousandths of a bit). */
+uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
+uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
+/* -1000 * log2(p) for an upper bound p of a proportion c/n (6.3.1), 0..8000. */
+uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
+/* floor(2^16 * log2(x)) for x >= 1 (0 for x = 0). */
+uint32_t rng_log2_q16(uint64_t x);
 
 /* Timer tick, outside the hard-IRQ path. Returns bits credited by this flush. */
 unsigned rng_batch_flush(struct rng *r);

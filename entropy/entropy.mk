@@ -16,11 +16,11 @@ ENTROPY_HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanit
 ENTROPY_HDRS := entropy/entropy.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
-ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props
+ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
-.PHONY: test-entropy fuzz bench-host
+.PHONY: test-entropy fuzz bench-host h-estimate
 
 # The Python model generates the mixing/extraction vectors on every build.
 $(ENTROPY_HOST)/gen/mix_vectors.h: tests/model/mix_model.py
@@ -28,6 +28,10 @@ $(ENTROPY_HOST)/gen/mix_vectors.h: tests/model/mix_model.py
 	$(ENTROPY_PYTHON) tests/model/mix_model.py $@
 
 $(ENTROPY_HOST)/test_entropy: tests/unit/test_entropy.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
+
+$(ENTROPY_HOST)/test_entropy_measure: tests/unit/test_entropy_measure.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 
@@ -43,7 +47,7 @@ $(ENTROPY_HOST)/test_entropy_props: tests/unit/test_entropy_props.c $(ENTROPY_OP
 		$(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 
 # Each binary prints cmocka's summary; any failure stops make.
-test-entropy: $(ENTROPY_TEST_BINS) $(ENTROPY_HOST)/gen/mix_vectors.h
+test-entropy: $(ENTROPY_TEST_BINS) $(ENTROPY_HOST)/gen/mix_vectors.h $(ENTROPY_HOST)/h_estimate
 	@set -e; for t in $(ENTROPY_TEST_BINS); do echo "== $$t"; $$t; done
 	@if $(ENTROPY_PYTHON) -c 'import pytest' 2>/dev/null; then \
 		echo "== tests/model (pytest)"; $(ENTROPY_PYTHON) -m pytest -q tests/model; \
@@ -60,6 +64,13 @@ fuzz: $(ENTROPY_HOST)/fuzz_entropy
 	@mkdir -p $(ENTROPY_HOST)/fuzz-corpus
 	$(ENTROPY_HOST)/fuzz_entropy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 $(ENTROPY_HOST)/fuzz-corpus
+
+# The on-board estimator on a `samples` capture (tools/h_estimate.c).
+$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Ientropy -o $@ $< entropy/measure.c
+
+h-estimate: $(ENTROPY_HOST)/h_estimate
 
 # Exact instruction counts per operation, under callgrind.
 $(ENTROPY_HOST)/bench_entropy: tests/unit/test_entropy_bench.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)

@@ -91,14 +91,18 @@ unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t
 	uint32_t delta = now - src->last_time;
 	uint32_t delta2 = rng_abs32(delta - src->last_delta);
 	int fresh = src->have_last == 0;
+	/* The timer source (credit=measured only) keeps its own last pass:
+	 * see "Sources that need no person" in random.c. */
+	uint32_t *last = src->own_pass_check ? &src->own_last_switches
+	                                     : &src->rng->last_trusted_switches;
 
 	src->last_time = now;
 	src->last_delta = delta;
 	if (delta2 < delta)
 		delta = delta2;
-	if (switches == src->rng->last_trusted_switches || fresh)
+	if (switches == *last || fresh)
 		delta = 0;
-	src->rng->last_trusted_switches = switches;
+	*last = switches;
 	src->have_last = 1;
 	return rng_benford_bits(delta >> src->shift);
 }

@@ -9,15 +9,15 @@ void options_defaults(struct boot_options *o)
 	o->hz = 100;
 	o->baud = 115200;
 	o->stream = STREAM_RANDOM;
-	o->credit = CREDIT_XYMORON;
-	o->ata = ATA_UNTRUSTED;
+	o->credit = CREDIT_MEASURED;
+	o->ata = ATA_TRUSTED;              /* measured: disks credited behind the cap */
 	o->net = NET_UNTRUSTED;
 	o->ne2k_io = 0x300;
 	o->ne2k_irq = 9;
 }
 
 static const char *const stream_names[] = { "random", "urandom", "off" };
-static const char *const credit_names[] = { "xymoron", "tso" };
+static const char *const credit_names[] = { "xymoron", "tso", "measured" };
 static const char *const ata_names[] = { "untrusted", "trusted", "off" };
 static const char *const net_names[] = { "untrusted", "off" };
 
@@ -76,13 +76,14 @@ static int apply(struct boot_options *o, char *word)
 			return -1;
 		o->stream = (enum stream_mode)i;
 	} else if (strcmp(word, "credit") == 0) {
-		if ((i = pick(v, credit_names, 2)) < 0)
+		if ((i = pick(v, credit_names, 3)) < 0)
 			return -1;
 		o->credit = (enum credit_mode)i;
 	} else if (strcmp(word, "ata") == 0) {
 		if ((i = pick(v, ata_names, 3)) < 0)
 			return -1;
 		o->ata = (enum ata_mode)i;
+		o->ata_given = 1;
 	} else if (strcmp(word, "net") == 0) {
 		if ((i = pick(v, net_names, 2)) < 0)
 			return -1;
@@ -120,4 +121,8 @@ void options_parse(struct boot_options *o, const char *cmdline,
 		if (len > OPT_WORD_MAX || apply(o, word) < 0)
 			warn(orig, ctx);
 	}
+	/* Without ata=, disks are trusted only where measurement caps them:
+	 * xymoron and tso replay 2002 with the seed's set of sources. */
+	if (!o->ata_given)
+		o->ata = o->credit == CREDIT_MEASURED ? ATA_TRUSTED : ATA_UNTRUSTED;
 }

@@ -4,7 +4,8 @@
 #include <stdint.h>
 
 enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
-enum credit_mode { CREDIT_XYMORON, CREDIT_TSO };
+/* values kept from before `measured` existed; names in options.c follow them */
+enum credit_mode { CREDIT_XYMORON, CREDIT_TSO, CREDIT_MEASURED };
 enum ata_mode { ATA_UNTRUSTED, ATA_TRUSTED, ATA_OFF };
 enum net_mode { NET_UNTRUSTED, NET_OFF };
 
@@ -14,6 +15,7 @@ struct boot_options {
 	enum stream_mode stream;
 	enum credit_mode credit;
 	enum ata_mode ata;
+	int ata_given;                /* ata= was given; else it follows credit= (SPEC) */
 	enum net_mode net;
 	int ne2k_given;               /* ne2k=IO,IRQ was given: no default probe */
 	uint32_t ne2k_io, ne2k_irq;

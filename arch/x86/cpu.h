@@ -36,6 +36,9 @@ unsigned pit_hz(void);
 uint16_t pit_read_counter0(void);
 /* Reload value in use on channel 0. */
 uint32_t pit_reload(void);
+/* Each tick becomes a timing sample of src (the `timer` source). */
+struct entropy_source;
+void pit_set_entropy_source(struct entropy_source *src);
 
 /* CPUID, TSC and the "now" clock (clock.c) */
 int cpu_has_cpuid(void);

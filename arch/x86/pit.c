@@ -1,6 +1,7 @@
 /* Intel 8254 PIT: channel 0 ticks at `hz` (IRQ 0), counting jiffies. */
 #include "cpu.h"
 #include "io.h"
+#include "entropy.h"
 
 #define PIT_CH0       0x40
 #define PIT_CMD       0x43
@@ -11,12 +12,20 @@ volatile uint64_t jiffies;
 volatile int tick_flush_due;
 static unsigned pit_cur_hz;
 static uint32_t pit_reload_value;
+static struct entropy_source *volatile pit_src;
 
 static void pit_tick(int irq)
 {
 	(void)irq;
 	jiffies++;
 	tick_flush_due = 1;      /* the main loop flushes the batch (patch 4/4's tq_timer) */
+	if (pit_src)
+		add_timing_entropy(pit_src, (uint32_t)jiffies);
+}
+
+void pit_set_entropy_source(struct entropy_source *src)
+{
+	pit_src = src;
 }
 
 void pit_init(unsigned hz)

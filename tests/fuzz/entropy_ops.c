@@ -31,7 +31,7 @@ void ops_init(struct ops_world *w, uint32_t seed)
 	stub_reset();
 	memset(w, 0, sizeof(*w));
 	stub_clock_khz = ops_clocks[seed % (sizeof(ops_clocks) / sizeof(ops_clocks[0]))];
-	rng_init(&w->r, (seed >> 4) & 1 ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON);
+	rng_init(&w->r, (enum rng_estimator)((seed >> 4) % 3));   /* xymoron, tso, measured */
 	rng_set_default(&w->r);
 	for (i = 0; i < OPS_SOURCES; i++)
 		create_entropy_source(&w->r, &w->src[i], names[i], (int)i, i != 2,
@@ -221,7 +221,7 @@ const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
 			rng_capture_start(&w->src[i], &w->cap[i]);
 		break;
 	case 10:
-		w->r.estimator = (b & 1) ? RNG_CREDIT_TSO : RNG_CREDIT_XYMORON;
+		w->r.estimator = (enum rng_estimator)(b % 3);
 		for (i = 0; i < OPS_SOURCES; i++) {
 			uint32_t raw, shifted;
 

@@ -38,10 +38,13 @@ def main():
     for op, rs in runs.items():
         cost[op] = statistics.median((t - empty) / reps for t, reps in rs)
     print("%-28s %14s" % ("operation (host, -O2)", "instructions"))
-    for op in ("add_timing_entropy", "xymoron_estimate", "tso_estimate", "batch_flush",
+    for op in ("add_timing_entropy", "add_timing_entropy_1999", "flush_measure_32_samples",
+               "xymoron_estimate", "tso_estimate", "batch_flush",
                "extract_per_urandom_byte", "secondary_round_10_bytes"):
         if op in cost:
             print("%-28s %14.1f" % (op, cost[op]))
+    if cost.get("add_timing_entropy_1999"):
+        print("%-28s %14.2f" % ("ratio sample path 2002/1999", cost["add_timing_entropy"] / cost["add_timing_entropy_1999"]))
     if cost.get("tso_estimate"):
         print("%-28s %14.2f" % ("ratio 2002/1999 estimator", cost["xymoron_estimate"] / cost["tso_estimate"]))
     print("(bracket overhead %d instructions subtracted; medians of repeated runs)" % empty)

@@ -32,7 +32,9 @@ def drive(path, index):
 
 @pytest.mark.timeout(60)
 def test_disk_reads_grow_and_credit_nothing(disk_image):
-    with Rand86(extra=drive(disk_image, 0)) as vm:
+    # credit=xymoron: 2002's rules and sources, where disks are untrusted by
+    # default (under measured they are trusted: test_measured.py)
+    with Rand86(append="credit=xymoron", extra=drive(disk_image, 0)) as vm:
         assert "ata0: primary master, 2048 sectors" in vm.boot_log
         assert "ata: no disks" not in vm.boot_log
         src0 = vm.sources()

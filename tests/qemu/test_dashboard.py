@@ -64,7 +64,8 @@ def row_fields(fields):
     else:
         irq = None
     return {"irq": irq, "trust": fields[0], "events": int(fields[1]), "bits": int(fields[2]),
-            "tso_bits": int(fields[3]), "bits_per_event": fields[4], "tso_per_event": fields[5]}
+            "tso_bits": int(fields[3]), "bits_per_event": fields[4], "tso_per_event": fields[5],
+            "h": fields[6], "health": fields[7], "credited": int(fields[8])}
 
 
 def per_event(bits, events):
@@ -108,6 +109,13 @@ def check_against_console(vm, lines):
             assert got["tso_bits"] <= tso, (name, got, want)
             continue
         assert (got["events"], got["bits"], got["tso_bits"]) == (ev, bits, tso), (name, got, want, text)
+        assert got["credited"] == int(want["credited"]), (name, got, want)
+        if want["trust"] == "trusted":
+            h = int(want["h_milli"])
+            assert got["h"] == "%d.%03d" % (h // 1000, h % 1000), (name, got, want)
+            assert got["health"] == want["health"], (name, got, want)
+        else:
+            assert (got["h"], got["health"]) == ("-", "-"), (name, got)
         assert got["bits_per_event"] == per_event(bits, ev), (name, got)
         assert got["tso_per_event"] == per_event(tso, ev), (name, got)
     assert len(rows) == len(src), (sorted(rows), sorted(src))
@@ -133,10 +141,12 @@ def test_dashboard_matches_status_and_sources_after_input():
         # headers, units and the legend a person needs without a manual
         assert lines[0].lstrip().startswith("rand86 "), text
         assert re.search(r"Clock: (tsc|pit) +cpu_khz \d+ kHz +timer 100 Hz +uptime \d+ s = \d+d \d\d:\d\d:\d\d", text), text
-        assert re.search(r"^Source +IRQ +Trust +Events +Xymoron +1999 rules +Xymoron +1999 rules",
+        assert re.search(r"^Source +IRQ +Trust +Events +Xymoron +1999 +Xy +1999 +h +Health +Credit",
                          text, re.M), text
-        assert re.search(r"\(count\) +bits +bits +bits/event +bits/event", text), text
-        assert "Xymoron=2002 rules" in text and "never credited" in text, text
+        assert re.search(r"\(count\) +bits +bits +b/ev +b/ev +bits +bits", text), text
+        assert "Xy: 2002 rules" in text and "h: live 90B estimate" in text, text
+        assert "never credited" in text, text
+        assert "Credit: measured" in text, text
         assert "COM2: streams urandom" in text, text
         assert lines[-1].strip() and lines[-2].strip(), text
         assert "Trusted sources: the 1999 rules give" in text, text
@@ -156,6 +166,8 @@ def test_dashboard_matches_status_and_sources_after_input():
         kbd = row_fields(rows["keyboard"])
         assert kbd["events"] >= 12, show(lines)
         assert kbd["bits"] > 0 and kbd["tso_bits"] > 0, show(lines)
+        assert kbd["health"] in ("warmup", "ok", "fail"), show(lines)
+        assert "timer" in rows, show(lines)
         com2 = next(l for l in lines if l.startswith("COM2:"))
         assert re.search(r"streams urandom, \d+ bytes sent", com2), com2
     assert time.monotonic() - t0 < 30
@@ -163,9 +175,10 @@ def test_dashboard_matches_status_and_sources_after_input():
 
 @pytest.mark.timeout(60)
 def test_dashboard_exact_with_quiet_com2():
-    """stream=off: nothing serves bytes on its own, so every number is exact."""
+    """stream=off and credit=xymoron (no timer source ticking): nothing moves
+    on its own, so every number is exact."""
     t0 = time.monotonic()
-    with Rand86(append="stream=off") as vm:
+    with Rand86(append="stream=off credit=xymoron") as vm:
         wait_dashboard(vm)
         for q in ["q", "w", "e", "r", "t", "y", "u", "i"]:
             vm.key(q, gap=0.04)

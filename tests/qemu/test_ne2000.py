@@ -44,6 +44,7 @@ def flood_and_check(vm, wire, n=10000):
     before = ne2k(vm)
     st0 = vm.status()
     assert before["trust"] == "untrusted"
+    assert before["credited"] == "0", before
     sender = threading.Thread(target=wire.flood, args=(n,))
     sender.start()
     uptimes = [int(st0["uptime_ms"])]
@@ -70,7 +71,8 @@ def flood_and_check(vm, wire, n=10000):
 
 @pytest.mark.timeout(90)
 def test_isa_flood_counted_not_credited(wire):
-    with Rand86(extra=wire.netdev() + ISA) as vm:
+    # credit=xymoron: the seed's sources (no timer ticking credit in by itself)
+    with Rand86(append="credit=xymoron", extra=wire.netdev() + ISA) as vm:
         assert "ne2k0: ISA NE2000 at 0x300 irq 9" in vm.boot_log
         src = ne2k(vm)
         assert src["irq"] == "9"
@@ -79,7 +81,7 @@ def test_isa_flood_counted_not_credited(wire):
 
 @pytest.mark.timeout(90)
 def test_pci_flood_counted_not_credited(wire):
-    with Rand86(extra=wire.netdev() + PCI) as vm:
+    with Rand86(append="credit=xymoron", extra=wire.netdev() + PCI) as vm:
         assert "ne2k0: PCI NE2000" in vm.boot_log
         assert "no NE2000" not in vm.boot_log
         flood_and_check(vm, wire)
@@ -88,7 +90,7 @@ def test_pci_flood_counted_not_credited(wire):
 @pytest.mark.timeout(90)
 def test_malformed_frames_survived(wire):
     rnd = random.Random(1234)
-    with Rand86(extra=wire.netdev() + ISA) as vm:
+    with Rand86(append="credit=xymoron", extra=wire.netdev() + ISA) as vm:
         st0 = vm.status()
         uptimes = [int(st0["uptime_ms"])]
         for rounds in range(3):
@@ -159,7 +161,7 @@ def test_ne2k_option_other_address(wire):
 def test_keys_during_a_flood_still_earn_bits(wire):
     """Untrusted frames XOR over the batch but never crowd out trusted credit (patch 4/4)."""
     rnd = random.Random(42)
-    with Rand86(append="stream=off", extra=wire.netdev() + ISA) as vm:
+    with Rand86(append="stream=off credit=xymoron", extra=wire.netdev() + ISA) as vm:
         kb0 = int(vm.sources()["keyboard"]["bits"])
         sender = threading.Thread(target=wire.flood, args=(10000,))
         sender.start()

@@ -107,7 +107,7 @@ def credited_after_script(append):
 
 @pytest.mark.timeout(90)
 def test_credit_tso_credits_at_least_xymoron():
-    x0, x1, xk = credited_after_script("")
+    x0, x1, xk = credited_after_script("credit=xymoron")
     t0, t1, tk = credited_after_script("credit=tso")
     assert x1["credit"] == "xymoron", x1
     assert t1["credit"] == "tso", t1

@@ -22,13 +22,32 @@ void stub_reset(void);
 #define BENCH_URANDOM_BYTES 10240     /* the dump name below says so too */
 
 static struct rng r;
-static struct entropy_source kbd, shadow;
+static struct entropy_source kbd, shadow, kbd1999;
+static struct rng_pool pool1999;
 static uint8_t buf[BENCH_URANDOM_BYTES];
 
 /* A keyboard-like sequence of times: irregular gaps of ~0.1 s. */
 static uint64_t bench_time(unsigned i)
 {
 	return 1000000ull + (uint64_t)i * 97003u + (uint64_t)((i * 7919u) % 40009u) * 13u;
+}
+
+/* v1.89's add_timer_randomness(), as boot/cmd_bench.c's sample_1999: read
+ * the clock, the delta-of-deltas estimate, mix two words straight into
+ * the pool and credit it, under one irq_save. The baseline of the 1.5x
+ * target for the interrupt path. */
+static void __attribute__((noinline)) sample_1999(struct entropy_source *s, uint32_t datum)
+{
+	unsigned long f = entropy_irq_save();
+	uint32_t t = (uint32_t)entropy_now();
+	unsigned bits = rng_tso_estimate(s, t);
+	uint32_t w[2] = { datum, t };
+
+	rng_mix_words(&pool1999, w, 2);
+	pool1999.entropy_count += (int)bits;
+	if (pool1999.entropy_count > (int)(pool1999.poolwords * 32))
+		pool1999.entropy_count = (int)(pool1999.poolwords * 32);
+	entropy_irq_restore(f);
 }
 
 /* The name is a literal "operation/reps": nothing but the request itself
@@ -42,8 +61,10 @@ int main(void)
 
 	stub_reset();
 	stub_clock_khz = 1000000;            /* 1 GHz TSC, keyboard at 1 kHz */
-	rng_init(&r, RNG_CREDIT_XYMORON);
+	rng_init(&r, RNG_CREDIT_MEASURED);     /* the default policy's path */
 	create_entropy_source(&r, &kbd, "keyboard", 1, 1, 1);
+	create_entropy_source(&r, &kbd1999, "keyboard-1999", 1, 1, 1);
+	rng_pool_init(&pool1999, RNG_PRIMARY_WORDS);
 	for (i = 0; i < 4; i++) {           /* warm the source's state */
 		stub_switches++;
 		stub_time = bench_time(i);
@@ -64,6 +85,29 @@ int main(void)
 		CALLGRIND_ZERO_STATS;
 		add_timing_entropy(&kbd, 0x1c);
 		bench_dump("add_timing_entropy/1");
+	}
+	/* the v1.89 sample path on the same times */
+	for (i = 0; i < BENCH_REPS; i++) {
+		stub_time = tso_times[i];
+		CALLGRIND_ZERO_STATS;
+		sample_1999(&kbd1999, 0x1c);
+		bench_dump("add_timing_entropy_1999/1");
+	}
+	rng_batch_flush(&r);
+	/* the flush's measurement of queued trusted samples, per sample */
+	for (i = 0; i < BENCH_REPS; i++) {
+		unsigned j;
+
+		CALLGRIND_STOP_INSTRUMENTATION;
+		for (j = 0; j < 32; j++) {
+			stub_switches++;
+			stub_time += 50000000 + (j * 7919u) % 40000000u;
+			add_timing_entropy(&kbd, j);
+		}
+		CALLGRIND_START_INSTRUMENTATION;
+		CALLGRIND_ZERO_STATS;
+		rng_batch_flush(&r);
+		bench_dump("flush_measure_32_samples/32");
 	}
 	/* each estimator alone on the same samples */
 	for (i = 0; i < BENCH_REPS; i++) {

@@ -34,11 +34,35 @@ static void test_defaults_match_spec(void **state)
 	assert_int_equal(o.hz, 100);
 	assert_int_equal(o.baud, 115200);
 	assert_int_equal(o.stream, STREAM_RANDOM);
-	assert_int_equal(o.credit, CREDIT_XYMORON);
-	assert_int_equal(o.ata, ATA_UNTRUSTED);
+	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(o.net, NET_UNTRUSTED);
 	assert_int_equal(o.ne2k_given, 0);
 	assert_int_equal(w.n, 0);
+}
+
+static void test_ata_default_follows_credit_unless_given(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("credit=xymoron", &w);
+	assert_int_equal(o.credit, CREDIT_XYMORON);
+	assert_int_equal(o.ata, ATA_UNTRUSTED);
+	o = parse("credit=tso", &w);
+	assert_int_equal(o.ata, ATA_UNTRUSTED);
+	o = parse("credit=measured", &w);
+	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.ata, ATA_TRUSTED);
+	o = parse("ata=trusted credit=xymoron", &w);
+	assert_int_equal(o.ata, ATA_TRUSTED);
+	o = parse("credit=measured ata=untrusted", &w);
+	assert_int_equal(o.ata, ATA_UNTRUSTED);
+	o = parse("credit=bogus", &w);              /* default kept: measured */
+	assert_int_equal(w.n, 1);
+	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.ata, ATA_TRUSTED);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(credit_mode_name(CREDIT_MEASURED), "measured");
 }
 
 static void test_kernel_path_and_bare_words_are_skipped(void **state)
@@ -121,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_match_spec),
+		cmocka_unit_test(test_ata_default_follows_credit_unless_given),
 		cmocka_unit_test(test_kernel_path_and_bare_words_are_skipped),
 		cmocka_unit_test(test_every_option_parses),
 		cmocka_unit_test(test_bad_values_warn_and_keep_defaults),
