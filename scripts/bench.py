@@ -423,7 +423,7 @@ def main():
         "  loop see no main-loop pass, so Xymoron's rule credits them nothing: this is",
         "  a measure of cost, not of credit.",
         "- host callgrind: exact instruction counts of entropy/ built -O2 for the host",
-        "  (`make bench-host`, tests/unit/test_entropy_bench.c).",
+        "  (`make bench-host`, tools/bench/bench_entropy.c).",
         "- smallest -m: `qemu-system-i386 -m N -kernel build/rand86.elf`, N = 1, 2, ...",
         "  MiB until the prompt appears on COM1 within %.0f s; each try is listed." % MEM_BOOT_TIMEOUT,
         "- QEMU start to prompt: from starting the QEMU process until `rand86> ` is read",
