@@ -96,16 +96,16 @@ clean: clean-media
 .PHONY: floppy hdd clean-media
 
 # --- running ---
-ACCEL = $(shell scripts/accel $(BUILD)/rand86.elf)
-QEMU_COMMON = qemu-system-i386 -accel $(ACCEL) -m 16 -device isa-debug-exit,iobase=0xf4,iosize=4
+# Every QEMU command line is built by qemu_argv() in the harness,
+# tests/qemu/rand86.py. The scripts import it as `rand86` from HARNESS
+# (PYRUN puts it, and tools/ for samples2bin, on PYTHONPATH); the QEMU
+# tests run in that directory.
+HARNESS := tests/qemu
+PYRUN   := PYTHONPATH=$(abspath $(HARNESS)):$(abspath tools) $(PYTHON)
 RUN_APPEND ?=
 
 run: deps $(BUILD)/rand86.elf
-	@echo "rand86: booting under $(ACCEL); console on this terminal (Ctrl-A X quits QEMU)."
-	@echo "rand86: COM2 (stream port) is a host pseudo-terminal: QEMU prints its path as 'char device redirected to /dev/pts/N (label com2)'."
-	$(QEMU_COMMON) -display none -chardev stdio,id=com1,mux=on,signal=off -serial chardev:com1 \
-		-mon chardev=com1,mode=readline -chardev pty,id=com2 -serial chardev:com2 \
-		-nic user,model=ne2k_pci -kernel $(BUILD)/rand86.elf -append "$(RUN_APPEND)"
+	@$(PYRUN) scripts/run.py --append "$(RUN_APPEND)"
 
 # --- tests ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -131,8 +131,7 @@ $(BUILD)/sha1-i386-test.elf: $(SHA1_TEST_OBJS) link.ld
 	@ld $(KLDFLAGS) -o $@ $(SHA1_TEST_OBJS) $(NEWLIB_LIBC) $(LIBGCC)
 test-sha1-i386: $(BUILD)/sha1-i386-test.elf
 	@echo "== $<"
-	@timeout 120 qemu-system-i386 -display none -nodefaults -no-reboot -serial stdio \
-		-device isa-debug-exit,iobase=0xf4,iosize=4 -kernel $< </dev/null; \
+	@$(PYRUN) scripts/run.py --batch --kernel $<; \
 	rc=$$?; [ $$rc -eq 1 ] || { echo "test-sha1-i386: QEMU exit status $$rc (1 = pass)"; exit 1; }
 test-host: test-sha1-i386
 .PHONY: test-sha1-i386
@@ -161,11 +160,11 @@ distclean:
 # --- measurements (not tests: no thresholds) ---
 bench: deps $(BUILD)/rand86.elf
 	$(MAKE) bench-host > $(BUILD)/bench-host.txt
-	$(PYTHON) scripts/bench.py --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
+	$(PYRUN) scripts/bench.py --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
 
 rngtest: deps $(BUILD)/rand86.elf
-	$(PYTHON) scripts/rngtest_qemu.py
+	$(PYRUN) scripts/rngtest_qemu.py
 
 # --- the 1999-versus-2002 experiment (docs/compare.md, docs/compare.png) ---
 compare: deps $(BUILD)/rand86.elf
-	$(PYTHON) scripts/compare.py
+	$(PYRUN) scripts/compare.py

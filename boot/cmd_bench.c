@@ -1,4 +1,4 @@
-/* `bench`: in-kernel measurements on scratch state (SPEC.md "Console").
+/* `bench`: in-kernel measurements on scratch state (docs/PROTOCOL.md "Console").
  *
  * Everything runs on a private `struct rng` with its own sources; the live
  * pools (rng_live), their sources and counters are never touched, and the

@@ -102,7 +102,7 @@ void kernel_idle(void)
 		cpu_sti_hlt();
 }
 
-/* The `timer` source (issue 13): the PIT's tick timed by the TSC, two
+/* The `timer` source (docs/PROTOCOL.md, "Devices"): the PIT's tick timed by the TSC, two
  * oscillators. Under credit=measured only; with no TSC the clock IS the
  * PIT, the count between ticks is the reload value, and the source is
  * created untrusted so `sources` says it earns nothing. */

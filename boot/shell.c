@@ -1,4 +1,4 @@
-/* COM1 console: line editing, dispatch, and the ok/error reply framing of SPEC.md. */
+/* COM1 console: line editing, dispatch, and the ok/error reply framing of docs/PROTOCOL.md. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

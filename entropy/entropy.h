@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* Pool geometry (v1.89 random.c, see ENTROPY-NOTES.md). */
+/* Pool geometry (v1.89 random.c, see docs/ENTROPY.md). */
 #define RNG_PRIMARY_WORDS   128     /* 4096 bits */
 #define RNG_SECONDARY_WORDS 32      /* 1024 bits */
 #define RNG_BATCH_WORDS     256     /* patch 4/4: power of two */

@@ -72,8 +72,9 @@ $(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c $(ENTROPY_HDRS)
 
 h-estimate: $(ENTROPY_HOST)/h_estimate
 
-# Exact instruction counts per operation, under callgrind.
-$(ENTROPY_HOST)/bench_entropy: tests/unit/test_entropy_bench.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+# Exact instruction counts per operation, under callgrind: a benchmark,
+# not a test (no thresholds), so its driver lives in tools/bench/.
+$(ENTROPY_HOST)/bench_entropy: tools/bench/bench_entropy.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 -g -O2 -Wall -Wextra -Werror -Ientropy -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB)
 
@@ -83,6 +84,6 @@ bench-host: $(ENTROPY_HOST)/bench_entropy
 		--callgrind-out-file=$(ENTROPY_HOST)/callgrind/out.%p \
 		$(ENTROPY_HOST)/bench_entropy 2> $(ENTROPY_HOST)/callgrind/valgrind.log || \
 		{ cat $(ENTROPY_HOST)/callgrind/valgrind.log; exit 1; }
-	$(ENTROPY_PYTHON) tests/model/callgrind_table.py $(ENTROPY_HOST)/callgrind
+	$(ENTROPY_PYTHON) tools/bench/callgrind_table.py $(ENTROPY_HOST)/callgrind
 
 .DEFAULT_GOAL := $(ENTROPY_SAVED_GOAL)

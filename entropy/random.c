@@ -38,7 +38,7 @@
  * v1.89 (Ts'o, 1999) estimated each sample from the first, second and
  * third order deltas of its source's interrupt times, and credited every
  * interrupt source it was told about, network cards included. In August
- * 2002 Oliver Xymoron posted four patches (seeds/) arguing that this
+ * 2002 Oliver Xymoron posted four patches (docs/ENTROPY.md) arguing that this
  * overstates entropy badly:
  *
  *   - a source's clock is coarser than the CPU's: a 1 kHz keyboard timed

@@ -1,4 +1,4 @@
-/* Console line editor (SPEC.md "Console"): a byte at a time, no hardware. */
+/* Console line editor (docs/PROTOCOL.md "Console"): a byte at a time, no hardware. */
 #include <string.h>
 #include "lineedit.h"
 

@@ -1,4 +1,4 @@
-/* Boot options from the multiboot command line (SPEC.md "Boot options"). */
+/* Boot options from the multiboot command line (docs/PROTOCOL.md "Boot options"). */
 #ifndef RAND86_OPTIONS_H
 #define RAND86_OPTIONS_H
 #include <stdint.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`make bench`: measure rand86 and write docs/BENCHMARKS.md.
 
-Boots build/rand86.elf under QEMU (KVM when scripts/accel says it works,
+Boots build/rand86.elf under QEMU (KVM when the harness's accel() says it works,
 else TCG) and records, in one markdown table, next to the targets of the
 issue:
   (a) the in-kernel `bench` figures (median of 3 runs in one boot),
@@ -30,10 +30,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-
-from rand86 import ELF, Rand86, accel, cpu_model  # noqa: E402
+from rand86 import ELF, Rand86, accel, cpu_model, qemu_argv, qemu_version
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -104,11 +101,7 @@ def image_size():
 # ---------------------------------------------------------------- (e), (f) raw boots
 def boot_to_prompt(mem=None, timeout=MEM_BOOT_TIMEOUT):
     """Start QEMU with COM1 on stdout; return (seconds to the prompt or None, note)."""
-    argv = ["qemu-system-i386", "-accel", accel(), "-display", "none", "-nodefaults",
-            "-no-reboot", "-vga", "std", "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
-            "-serial", "stdio", "-serial", "null", "-kernel", ELF]
-    if mem is not None:
-        argv += ["-m", str(mem)]
+    argv = qemu_argv(accel(), com1="stdio", com2="null", mem=mem)
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)
@@ -228,14 +221,6 @@ def icount_figures():
 
 
 # ---------------------------------------------------------------- report
-def qemu_version():
-    try:
-        out = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE).stdout.decode()
-        return out.splitlines()[0]
-    except (OSError, IndexError):
-        return "unknown"
-
-
 def verdict(ok):
     return "met" if ok else "**not met**"
 
@@ -423,7 +408,7 @@ def main():
         "  loop see no main-loop pass, so Xymoron's rule credits them nothing: this is",
         "  a measure of cost, not of credit.",
         "- host callgrind: exact instruction counts of entropy/ built -O2 for the host",
-        "  (`make bench-host`, tests/unit/test_entropy_bench.c).",
+        "  (`make bench-host`, tools/bench/bench_entropy.c).",
         "- smallest -m: `qemu-system-i386 -m N -kernel build/rand86.elf`, N = 1, 2, ...",
         "  MiB until the prompt appears on COM1 within %.0f s; each try is listed." % MEM_BOOT_TIMEOUT,
         "- QEMU start to prompt: from starting the QEMU process until `rand86> ` is read",

@@ -4,7 +4,7 @@ estimate, the 1999 (v1.89) one, and credit=measured (Xymoron capped by the
 live SP 800-90B-style estimate and health tests).
 
 Boots rand86 under QEMU once per scenario (KVM when usable, else TCG, as
-scripts/accel decides), default options (credit=measured), drives input
+the harness's accel() decides), default options (credit=measured), drives input
 over QMP, a raw disk and a dgram network, and reads `sources` before and
 after. All three estimates run on every sample whatever credits, so one
 boot gives what each rule would credit: `bits` (credit=xymoron),
@@ -33,10 +33,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from rand86 import Rand86, Wire, accel, cpu_model, key_event  # noqa: E402
+from rand86 import ROOT, Rand86, Wire, accel, cpu_model, key_event, qemu_version
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
 KEYS_PER_SCENARIO = 160   # keys (press + release: 320 events; 64 are the meter's warm-up)
@@ -254,12 +251,6 @@ def run_scenario(name, driver, need_disk, need_net, seed, cpu=None, main_source=
 
 
 # ---------------------------------------------------------------- output
-
-def qemu_version():
-    out = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE,
-                         universal_newlines=True).stdout
-    return out.splitlines()[0].strip() if out else "unknown"
-
 
 def git_rev():
     r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],

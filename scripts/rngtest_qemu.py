@@ -17,10 +17,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-
-from rand86 import ELF, Rand86  # noqa: E402
+from rand86 import ELF, Rand86
 
 BLOCKS = 1000
 BLOCK_BYTES = 2500                  # 20000 bits per FIPS 140-2 block

@@ -1,4 +1,4 @@
-/* Flat GDT: our own, loaded before the first interrupt (PC-NOTES: the loader's GDT faults under KVM). */
+/* Flat GDT: our own, loaded before the first interrupt (docs/PC-NOTES.md: the loader's GDT faults under KVM). */
 #include <stdint.h>
 #include "cpu.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent Python model of rand86's pool mixing and extraction.
 
-Written from /work/shared/ENTROPY-NOTES.md (v1.89 add_entropy_words and
+Written from docs/ENTROPY.md (v1.89 add_entropy_words and
 extract_entropy), not from entropy/*.c. With an output path it writes a C
 header of test vectors that tests/unit/test_entropy_crypto.c checks the C
 core against; the build runs it every time, so the model really runs.

@@ -1,5 +1,11 @@
 """Drive a rand86 QEMU instance: COM1/COM2 over Unix sockets, QMP over a socket.
 
+The one place that knows how rand86 is started under QEMU: qemu_argv()
+builds every command line (tests, `make run` through scripts/run.py,
+scripts/bench.py, compare.py, rngtest_qemu.py, and the KVM probe in
+accel()). The tests import it as `rand86` (pytest runs in tests/qemu);
+the Makefile puts tests/qemu on PYTHONPATH for the scripts.
+
 Standard library only. Every wait has a timeout; close() always ends QEMU.
 """
 import json
@@ -19,15 +25,85 @@ HDD = os.path.join(ROOT, "build", "rand86-hdd.img")
 PROMPT = b"rand86> "
 
 
+QEMU = "qemu-system-i386"
+DEBUG_EXIT = "isa-debug-exit,iobase=0xf4,iosize=4"   # `halt CODE` ends QEMU
+
+
+def qemu_argv(accel, com1=None, com2=None, qmp=None, kernel=ELF, append="",
+              cdrom=None, media=None, cpu=None, mem=None, extra=(), defaults=False,
+              reboot=False):
+    """The QEMU command line for one rand86 machine.
+
+    com1 and com2 are QEMU chardev backends without an id ("stdio",
+    "pty", "null", "socket,path=...,server=on,wait=on"); None leaves that
+    port out. qmp is a Unix socket path. media (QEMU arguments for a disk
+    image whose boot loader starts rand86) or cdrom (an ISO) boots from
+    that; otherwise QEMU loads `kernel` by multiboot with `append` as the
+    command line. defaults=False gives a machine with only what is asked for
+    (-nodefaults plus a VGA card); reboot=False makes a reset end QEMU.
+    `extra` (disks, NICs, -M options) goes last."""
+    argv = [QEMU, "-accel", accel, "-display", "none"]
+    if not reboot:
+        argv += ["-no-reboot"]
+    if not defaults:
+        argv += ["-nodefaults", "-vga", "std"]
+    argv += ["-device", DEBUG_EXIT]
+    for name, backend in (("com1", com1), ("com2", com2)):
+        if backend:
+            argv += ["-chardev", "%s,id=%s" % (backend, name), "-serial", "chardev:" + name]
+    if qmp:
+        argv += ["-qmp", "unix:%s,server=on,wait=off" % qmp]
+    if cpu:
+        argv += ["-cpu", cpu]
+    if mem:
+        argv += ["-m", str(mem)]
+    if media is not None:
+        argv += list(media)
+    elif cdrom:
+        argv += ["-cdrom", cdrom, "-boot", "d"]
+    else:
+        argv += ["-kernel", kernel]
+        if append:
+            argv += ["-append", append]
+    return argv + list(extra)
+
+
+def qemu_version():
+    """First line of `qemu-system-i386 --version`, for reports."""
+    try:
+        out = subprocess.run([QEMU, "--version"], stdout=subprocess.PIPE).stdout.decode()
+        return out.splitlines()[0].strip()
+    except (OSError, IndexError):
+        return "unknown"
+
+
 _ACCEL = None
+ACCEL_PROBE_SECONDS = 5
+
+
+def probe_kvm(elf=ELF):
+    """True when KVM really runs rand86: a probe boot reaches the prompt in
+    ACCEL_PROBE_SECONDS. Some hosts offer a /dev/kvm (a paravirtual one,
+    kvm-pvm) that stops with an emulation failure on the first iret of a
+    32-bit kernel without paging (docs/PC-NOTES.md)."""
+    if not (os.access("/dev/kvm", os.R_OK | os.W_OK) and os.path.isfile(elf)):
+        return False
+    argv = qemu_argv("kvm", com1="stdio", kernel=elf)
+    try:
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=ACCEL_PROBE_SECONDS)
+        out = p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""
+    return PROMPT in out
 
 
 def accel():
-    """kvm or tcg, decided once by scripts/accel (a probe boot under KVM)."""
+    """kvm or tcg, decided once: RAND86_ACCEL=kvm|tcg if set, else kvm when
+    probe_kvm() says it works."""
     global _ACCEL
     if _ACCEL is None:
-        _ACCEL = subprocess.run([os.path.join(ROOT, "scripts", "accel"), ELF],
-                                stdout=subprocess.PIPE, check=True).stdout.decode().strip()
+        _ACCEL = os.environ.get("RAND86_ACCEL") or ("kvm" if probe_kvm() else "tcg")
     return _ACCEL
 
 
@@ -241,28 +317,11 @@ class Rand86:
         self.com2_path = os.path.join(self.dir, "com2.sock")
         self.qmp_path = os.path.join(self.dir, "qmp.sock")
         self.accel = accel_name or accel()
-        argv = ["qemu-system-i386", "-accel", self.accel, "-display", "none",
-                "-no-reboot", "-nodefaults", "-vga", "std",
-                "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
-                "-chardev", "socket,id=com1,path=%s,server=on,wait=on" % self.com1_path,
-                "-serial", "chardev:com1"]
-        if com2:
-            argv += ["-chardev", "socket,id=com2,path=%s,server=on,wait=off" % self.com2_path,
-                     "-serial", "chardev:com2"]
-        argv += ["-qmp", "unix:%s,server=on,wait=off" % self.qmp_path]
-        if cpu:
-            argv += ["-cpu", cpu]
-        if mem:
-            argv += ["-m", str(mem)]
-        if media is not None:
-            argv += list(media)
-        elif cdrom:
-            argv += ["-cdrom", cdrom, "-boot", "d"]
-        else:
-            argv += ["-kernel", ELF]
-            if append:
-                argv += ["-append", append]
-        argv += list(extra)
+        argv = qemu_argv(self.accel,
+                         com1="socket,path=%s,server=on,wait=on" % self.com1_path,
+                         com2="socket,path=%s,server=on,wait=off" % self.com2_path if com2 else None,
+                         qmp=self.qmp_path, append=append, cdrom=cdrom, media=media, cpu=cpu,
+                         mem=mem, extra=extra)
         self.argv = argv
         self.log = open(os.path.join(self.dir, "qemu.log"), "wb")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log,

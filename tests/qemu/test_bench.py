@@ -1,4 +1,4 @@
-"""`bench`: in-kernel measurements on scratch state (SPEC.md "Console", `bench`).
+"""`bench`: in-kernel measurements on scratch state (docs/PROTOCOL.md "Console", `bench`).
 
 No timing thresholds here: docs/BENCHMARKS.md (make bench) records the
 figures. These tests check the reply's shape and that running it leaves

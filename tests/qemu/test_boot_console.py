@@ -1,4 +1,4 @@
-"""Boot and console behaviour of the real image under QEMU (issue 2, SPEC.md)."""
+"""Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md)."""
 import os
 import subprocess
 import time

@@ -1,4 +1,4 @@
-"""i8042 keyboard and PS/2 mouse as entropy sources (SPEC.md devices table, `sources`).
+"""i8042 keyboard and PS/2 mouse as entropy sources (docs/PROTOCOL.md devices table, `sources`).
 
 Input is injected with QMP input-send-event, so its timing comes from this
 test: the assertions are relations (more, fewer, zero), never exact bit counts.

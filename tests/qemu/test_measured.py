@@ -1,5 +1,5 @@
 """credit=measured: the new `sources` fields, the timer source, disks, and
-what the meter makes of a metronome typist (SPEC.md `sources`, `credit`).
+what the meter makes of a metronome typist (docs/PROTOCOL.md `sources`, `credit`).
 
 Input is injected over QMP and timed by this test under a loaded host:
 assertions are relations (less, more, zero, present), never thresholds

@@ -1,4 +1,4 @@
-"""Serving random bytes on COM1 and COM2 (issue 5, SPEC.md "Console", "Stream port")."""
+"""Serving random bytes on COM1 and COM2 (docs/PROTOCOL.md "Console", "Stream port")."""
 import re
 import subprocess
 import time
@@ -169,7 +169,7 @@ def rngtest_failures(data):
 
 
 BLOCKS_BYTES = 1000 * 2500 + 4 + 4096   # 1000 FIPS blocks, rngtest's first word, slack
-MAX_FAILED_BLOCKS = 3                   # issue 5, point 5
+MAX_FAILED_BLOCKS = 3                   # docs/PROTOCOL.md "What the tests check"
 
 
 def assert_rngtest_passes(read_blocks):

@@ -1,4 +1,4 @@
-/* Host tests: the console line editor (lib/lineedit.c, SPEC.md "Console"). */
+/* Host tests: the console line editor (lib/lineedit.c, docs/PROTOCOL.md "Console"). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Host tests: the boot option parser (lib/options.c, SPEC.md "Boot options"). */
+/* Host tests: the boot option parser (lib/options.c, docs/PROTOCOL.md "Boot options"). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

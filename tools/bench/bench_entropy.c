@@ -3,7 +3,7 @@
  * Run by `make bench-host` as
  *   valgrind --tool=callgrind --instr-atstart=no ./bench_entropy
  * Each measured operation is bracketed by CALLGRIND_ZERO_STATS and
- * CALLGRIND_DUMP_STATS_AT("name/reps"); tests/model/callgrind_table.py
+ * CALLGRIND_DUMP_STATS_AT("name/reps"); tools/bench/callgrind_table.py
  * reads the dumps, subtracts the bracket's own cost (the "empty" dump)
  * and prints a table. Outside valgrind the requests are no-ops.
  */
