@@ -176,6 +176,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 	clock_init();
 	kprintf("clock: %s, cpu_khz %lu, hz %lu\r\n", clock_is_tsc() ? "tsc" : "pit",
 		(unsigned long)clock_khz(), (unsigned long)boot_opts.hz);
+	serial_sources_init();
 	seed_boot_pools(&rng_live, magic == MULTIBOOT_LOADER_MAGIC ? mbi : NULL);
 	devices_init();
 	timer_source_init();
