@@ -43,6 +43,10 @@ uint32_t pit_reload(void);
 /* Each tick becomes a timing sample of src (the `timer` source). */
 struct entropy_source;
 void pit_set_entropy_source(struct entropy_source *src);
+/* PIT clock only (channel 2 is the TSC's ruler otherwise): count ticks the
+ * 8259 merged into jiffies, timed by channel 2 running free. */
+void pit_track_merged_ticks(void);
+extern volatile uint64_t pit_lost_ticks;
 
 /* CPUID, TSC and the "now" clock (clock.c) */
 int cpu_has_cpuid(void);
