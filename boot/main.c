@@ -60,7 +60,7 @@ void panic_printf(const char *fmt, ...)
 {
 	static char buf[1024];
 	va_list ap;
-	cpu_cli();
+	cpu_cli();                      /* for good: the machine halts after a panic */
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -95,7 +95,7 @@ void kernel_idle(void)
 {
 	more_work = 0;
 	kernel_poll();
-	cpu_cli();
+	cpu_cli();                      /* bound: three flag tests, then sti (and hlt) */
 	if (tick_flush_due || more_work || shell_input_pending())
 		cpu_sti();
 	else

@@ -100,7 +100,7 @@ void cpu_halt_forever(void)
 
 void cpu_reboot(void)
 {
-	cpu_cli();
+	cpu_cli();                      /* for good: ~0.2 s of bounded waits, then reset */
 	/* i8042 pulse of the reset line (command 0xFE), after waiting for its input buffer. */
 	for (int i = 0; i < 100000 && (inb(0x64) & 0x02); i++)
 		io_delay();

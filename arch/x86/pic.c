@@ -37,7 +37,7 @@ void pic_init(void)
 
 void pic_unmask(int irq)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port writes */
 	pic_mask_bits &= ~(1u << irq);
 	pic_write_mask();
 	irq_restore(f);
@@ -45,7 +45,7 @@ void pic_unmask(int irq)
 
 void pic_mask(int irq)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port writes */
 	pic_mask_bits |= 1u << irq;
 	pic_write_mask();
 	irq_restore(f);
