@@ -70,8 +70,8 @@
 #define FRAME_MAX 1518   /* with CRC */
 #define COUNT_MIN (FRAME_MIN + 4)
 #define COUNT_MAX (FRAME_MAX + 4)
-#define MAX_FRAMES_PER_PASS 64  /* poller (interrupts on) */
-#define MAX_FRAMES_PER_IRQ  8   /* interrupt context; the rest is the poller's */
+#define MAX_FRAMES_PER_PASS 64  /* poller, in masked sections of MAX_FRAMES_PER_IRQ */
+#define MAX_FRAMES_PER_IRQ  16  /* headers per masked section */
 #define IMR_BITS (ISR_PRX | ISR_RXE | ISR_OVW)
 /* The chip sets RDC as soon as the data port has delivered the last word; a
  * count of ISR reads, not a clock, bounds the wait for it, because it runs
@@ -88,10 +88,11 @@ struct ne2k {
 	int pci;
 	uint8_t mac[6];
 	uint8_t next;                    /* next page to read (BNRY + 1) */
-	/* Set in interrupt context with the card's IMR cleared; while either is
-	 * set the ring is the poller's and ne_irq keeps off it. */
 	volatile int rx_pending;         /* frames left in the ring for the poller */
+	/* Set with the card's IMR cleared; while either is set the ring is the
+	 * poller's and ne_irq keeps off it. */
 	volatile int restart_pending;    /* overflow or corrupt ring: restart the receiver */
+	volatile int restarting;         /* the poller is restarting it */
 	volatile int overflowed;         /* the restart follows an overflow (keep the frames) */
 	uint64_t frames, runts, oversize, overflows, errors, resets;
 };
@@ -202,14 +203,14 @@ static int drain_ring(int max)
 /* Interrupt context (interrupts masked). Bound: 2 rounds of at most
  * MAX_FRAMES_PER_IRQ headers, each about 25 port accesses (~25 us at ISA
  * speed; an RDC that never comes costs RDC_MAX_POLLS once and ends it):
- * well under 1 ms, a tick at hz=1000. Anything longer, the overflow
- * recovery and its 1.6 ms wait included, goes to the poller with the
- * card's IMR cleared. */
+ * under 1 ms, a tick at hz=1000. Frames left over go to the poller; the
+ * overflow recovery and its 1.6 ms wait go to the poller with the card's
+ * IMR cleared. */
 static void ne_irq(int irq)
 {
 	(void)irq;
 	uint16_t io = nic.io;
-	if (nic.rx_pending || nic.restart_pending)
+	if (nic.restart_pending || nic.restarting)
 		return;                      /* latched before the card was masked: the poller's */
 	for (int round = 0; round < 2; round++) {
 		uint8_t isr = inb(io + NE_ISR) & IMR_BITS;
@@ -225,7 +226,6 @@ static void ne_irq(int irq)
 			nic.errors++;
 		outb(io + NE_ISR, isr & (ISR_PRX | ISR_RXE));   /* ack before draining */
 		if (drain_ring(MAX_FRAMES_PER_IRQ)) {
-			outb(io + NE_IMR, 0);
 			nic.rx_pending = 1;
 			return;
 		}
@@ -286,37 +286,31 @@ static void receiver_restart(void)
 	outb(io + NE_TCR, 0);
 }
 
-/* The ring is the poller's while rx_pending or restart_pending is set (the
- * card's IMR is clear, ne_irq keeps off): no masked section is needed but
- * the few instructions that hand it back. */
+/* The restart runs with interrupts on (the card's IMR is clear, ne_irq
+ * keeps off). Left-over frames are taken in masked sections of at most
+ * MAX_FRAMES_PER_IRQ headers each (the same bound as ne_irq), so ne_irq
+ * can run between them and sees the ring consistent. */
 static void ne_poll(void)
 {
-	uint16_t io = nic.io;
 	if (nic.restart_pending) {
+		nic.restarting = 1;
 		receiver_restart();
-	} else if (nic.rx_pending) {
-		uint8_t isr = inb(io + NE_ISR);
-		if (isr & ISR_OVW) {
-			nic.overflowed = 1;
-			nic.restart_pending = 1;
-			return;
-		}
-		if (isr & ISR_RXE)
-			nic.errors++;
-		outb(io + NE_ISR, isr & (ISR_PRX | ISR_RXE));
-		if (drain_ring(MAX_FRAMES_PER_PASS) || nic.restart_pending) {
-			kernel_more_work();
-			return;
-		}
-	} else {
+		unsigned long f = irq_save();    /* bound: five flag/port writes */
+		nic.overflowed = 0;
+		nic.rx_pending = 0;
+		nic.restart_pending = 0;
+		nic.restarting = 0;
+		outb(nic.io + NE_IMR, IMR_BITS);
+		irq_restore(f);
 		return;
 	}
-	unsigned long f = irq_save();        /* bound: four port/flag writes */
-	nic.overflowed = 0;
-	nic.rx_pending = 0;
-	nic.restart_pending = 0;
-	outb(io + NE_IMR, IMR_BITS);
-	irq_restore(f);
+	for (int i = 0; i < MAX_FRAMES_PER_PASS / MAX_FRAMES_PER_IRQ && nic.rx_pending; i++) {
+		unsigned long f = irq_save();
+		nic.rx_pending = drain_ring(MAX_FRAMES_PER_IRQ);
+		irq_restore(f);
+	}
+	if (nic.rx_pending || nic.restart_pending)
+		kernel_more_work();
 }
 
 static void ne_fields(char *buf, size_t n)
