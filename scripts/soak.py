@@ -89,7 +89,7 @@ class Soak:
             except OSError as e:
                 self.errors.append("com2: %s" % e)
                 return
-            self.n["com2_in"] = self.vm.com2.available()
+            self.n["com2_in"] += self.vm.com2.available()
             self.vm.com2.skip_all()
             time.sleep(0.01)
 
@@ -220,7 +220,7 @@ def main():
             ne = src.get("ne2k0", {})
             print("soak: %d s, seed %d: OK" % (time.monotonic() - t0, seed))
             print("  commands %(commands)d, status checks %(status)d, keys %(keys)d, "
-                  "frames sent %(frames_sent)d, COM2 garbage writes (bytes read back %(com2_in)d), "
+                  "frames sent %(frames_sent)d, COM2 stream bytes read while garbage went in %(com2_in)d, "
                   "COM1 garbage bytes %(garbage_bytes)d, stream+Ctrl-C %(ctrl_c)d, "
                   "random waits cut by Ctrl-C %(random_waits)d" % s.n)
             print("  uptime_ms %s, credited_bits %s -> %s, spent_bits %s, random_bytes %s, "
