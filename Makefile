@@ -30,7 +30,7 @@ KASMS := $(wildcard boot/*.S arch/x86/*.S)
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS)) $(patsubst %.S,$(BUILD)/k/%.o,$(KASMS))
 LIBGCC := $(shell gcc -m32 -print-libgcc-file-name)
 
-.PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest
+.PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest soak
 all: $(BUILD)/rand86.elf
 
 deps:
@@ -164,6 +164,12 @@ bench: deps $(BUILD)/rand86.elf
 
 rngtest: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts/rngtest_qemu.py
+
+# --- soak: 10 minutes of keys, frames, COM2 garbage and console commands,
+# every SPEC invariant checked (not in `make test`); SOAK_SECONDS to change ---
+SOAK_SECONDS ?= 600
+soak: deps $(BUILD)/rand86.elf
+	$(PYTHON) scripts/soak.py --seconds $(SOAK_SECONDS)
 
 # --- the 1999-versus-2002 experiment (docs/compare.md, docs/compare.png) ---
 compare: deps $(BUILD)/rand86.elf

@@ -79,7 +79,7 @@ static uint32_t net(uint32_t med, uint32_t overhead)
  */
 static void sample_1999(struct entropy_source *s, uint32_t datum)
 {
-	unsigned long f = entropy_irq_save();
+	unsigned long f = entropy_irq_save();   /* bound: one sample, a few us */
 	uint32_t t = (uint32_t)entropy_now();
 	unsigned bits = rng_tso_estimate(s, t);
 	uint32_t w[2] = { datum, t };

@@ -36,6 +36,7 @@ int cmd_status(int argc, char **argv)
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
 	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kernel_passes);
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
+	kprintf("console_rx_dropped: %s\r\n", u64_str(b, serial_rx_dropped[COM1]));
 	return 0;
 }
 

@@ -60,7 +60,7 @@ void panic_printf(const char *fmt, ...)
 {
 	static char buf[1024];
 	va_list ap;
-	cpu_cli();
+	cpu_cli();                      /* for good: the machine halts after a panic */
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -95,7 +95,7 @@ void kernel_idle(void)
 {
 	more_work = 0;
 	kernel_poll();
-	cpu_cli();
+	cpu_cli();                      /* bound: three flag tests, then sti (and hlt) */
 	if (tick_flush_due || more_work || shell_input_pending())
 		cpu_sti();
 	else
@@ -176,6 +176,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 	clock_init();
 	kprintf("clock: %s, cpu_khz %lu, hz %lu\r\n", clock_is_tsc() ? "tsc" : "pit",
 		(unsigned long)clock_khz(), (unsigned long)boot_opts.hz);
+	serial_sources_init();
 	seed_boot_pools(&rng_live, magic == MULTIBOOT_LOADER_MAGIC ? mbi : NULL);
 	devices_init();
 	timer_source_init();

@@ -11,8 +11,15 @@
 
 #define PROMPT "rand86> "
 #define MAX_ARGS 8
+#define CH_CTRL_C 0x03
 
 static struct lineedit le;
+/* While a command runs the shell reads no lines: input waits in COM1's
+ * receive ring, and the command looks in it for Ctrl-C (cmd_interrupted). */
+static int command_running;
+static int console_break;          /* Ctrl-C seen since the command started */
+static unsigned break_scanned;     /* ring bytes already looked at (no Ctrl-C) */
+static uint32_t break_marks;       /* Ctrl-C arrivals counted when it started */
 
 static const struct command commands[] = {
 	{ "help", "help                      list the commands", cmd_help },
@@ -60,13 +67,38 @@ int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min,
 	return 0;
 }
 
+/* A Ctrl-C in the type-ahead (even in the same write as the command's line)
+ * stops the command; it and what was typed before it are dropped, as
+ * Ctrl-C drops a line being typed. One that arrived on a full ring was
+ * dropped by the driver but still counted: it stops the command too. */
 int cmd_interrupted(void)
 {
+	if (console_break || !command_running)
+		return console_break;
+	unsigned n = serial_rx_count(COM1);
+	for (; break_scanned < n; break_scanned++) {
+		if (serial_rx_peek(COM1, break_scanned) == CH_CTRL_C) {
+			serial_rx_discard(COM1, break_scanned + 1);
+			console_break = 1;
+			return 1;
+		}
+	}
+	if (serial_rx_marks(COM1) != break_marks)
+		console_break = 1;
 	return console_break;
 }
 
+/* Work for the main loop: a byte the shell will read now. Not while a
+ * command runs (its type-ahead waits: the loop may sleep), and not the LF
+ * of a CRLF whose CR ended the last line (consumed here). */
 int shell_input_pending(void)
 {
+	if (command_running)
+		return 0;
+	if (le.after_cr && serial_rx_peek(COM1, 0) == '\n') {
+		serial_getc(COM1);
+		le.after_cr = 0;
+	}
 	return serial_rx_pending(COM1);
 }
 
@@ -103,9 +135,11 @@ static void run_line(char *line)
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
 		console_break = 0;
-		console_command_running = 1;
+		break_scanned = 0;
+		break_marks = serial_rx_marks(COM1);
+		command_running = 1;
 		int rc = commands[i].run(argc, argv);
-		console_command_running = 0;
+		command_running = 0;
 		console_break = 0;
 		if (rc == 0)
 			kprintf("ok\r\n");
@@ -116,6 +150,7 @@ static void run_line(char *line)
 
 void shell_start(void)
 {
+	serial_set_rx_mark(COM1, CH_CTRL_C);
 	le_reset(&le);
 	kprintf(PROMPT);
 }

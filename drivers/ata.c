@@ -211,6 +211,7 @@ static void ata_poll(void)
 		struct ata_channel *c = &chans[dk->chan];
 		if (c->busy_drive == i) {
 			if (deadline_passed(c->busy_deadline)) {
+				/* bound: soft_reset's 10 us delay and three port writes */
 				unsigned long f = irq_save();
 				if (c->busy_drive == i) {
 					dk->timeouts++;
@@ -237,7 +238,7 @@ static void ata_poll(void)
 		st = inb(c->ctl);
 		if ((st & (ATA_SR_BSY | ATA_SR_DRQ)) || !(st & ATA_SR_DRDY))
 			continue;
-		unsigned long f = irq_save();
+		unsigned long f = irq_save();    /* bound: six port writes */
 		c->busy_lba = lba;
 		c->busy_deadline = deadline_in_ms(ATA_READ_TIMEOUT_MS);
 		c->busy_drive = i;
@@ -254,7 +255,7 @@ static void ata_poll(void)
 static void fields(int i, char *buf, size_t n)
 {
 	struct ata_disk *dk = &disks[i];
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: three loads */
 	unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
 	irq_restore(f);
 	snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,

@@ -70,8 +70,17 @@
 #define FRAME_MAX 1518   /* with CRC */
 #define COUNT_MIN (FRAME_MIN + 4)
 #define COUNT_MAX (FRAME_MAX + 4)
-#define MAX_FRAMES_PER_PASS 64
+#define MAX_FRAMES_PER_PASS 64  /* poller, in masked sections of MAX_FRAMES_PER_IRQ */
+#define MAX_FRAMES_PER_IRQ  16  /* headers per masked section */
 #define IMR_BITS (ISR_PRX | ISR_RXE | ISR_OVW)
+/* The chip sets RDC as soon as the data port has delivered the last word; a
+ * count of ISR reads, not a clock, bounds the wait for it, because it runs
+ * with interrupts masked (where PIT-clock deadlines never pass): 1000 reads
+ * is about 1 ms at ISA speed, far more than a working chip needs. */
+#define RDC_MAX_POLLS 1000
+/* Free ISA lines a card can be jumpered to (NE2000 clones: 3, 4, 5, 9..12, 15). */
+#define ISA_NIC_IRQS ((1u << 3) | (1u << 4) | (1u << 5) | (1u << 7) | (1u << 9) | \
+	(1u << 10) | (1u << 11) | (1u << 12) | (1u << 15))
 
 struct ne2k {
 	uint16_t io;
@@ -80,7 +89,11 @@ struct ne2k {
 	uint8_t mac[6];
 	uint8_t next;                    /* next page to read (BNRY + 1) */
 	volatile int rx_pending;         /* frames left in the ring for the poller */
-	volatile int ovw_pending;        /* overflow: recovery runs in the poller */
+	/* Set with the card's IMR cleared; while either is set the ring is the
+	 * poller's and ne_irq keeps off it. */
+	volatile int restart_pending;    /* overflow or corrupt ring: restart the receiver */
+	volatile int restarting;         /* the poller is restarting it */
+	volatile int overflowed;         /* the restart follows an overflow (keep the frames) */
 	uint64_t frames, runts, oversize, overflows, errors, resets;
 };
 
@@ -99,15 +112,14 @@ static int dma_read(uint16_t addr, uint16_t *buf, uint16_t len)
 	outb(io + NE_RSAR1, addr >> 8);
 	outb(io + NE_CR, CR_STA | CR_RD0);
 	insw(io + NE_DATA, buf, len / 2);
-	struct deadline d = deadline_in_ms(2);
-	while (!(inb(io + NE_ISR) & ISR_RDC)) {
-		if (deadline_passed(d)) {
-			outb(io + NE_CR, CR_STA | CR_RD2);
-			return -1;
+	for (int i = 0; i < RDC_MAX_POLLS; i++) {
+		if (inb(io + NE_ISR) & ISR_RDC) {
+			outb(io + NE_ISR, ISR_RDC);
+			return 0;
 		}
 	}
-	outb(io + NE_ISR, ISR_RDC);
-	return 0;
+	outb(io + NE_CR, CR_STA | CR_RD2);
+	return -1;
 }
 
 static uint8_t read_curr(void)
@@ -124,35 +136,28 @@ static void set_bnry_before(uint8_t page)
 	outb(nic.io + NE_BNRY, b);
 }
 
-/* The ring cannot be trusted: drop everything in it. */
-static void ring_reset(void)
+/* The ring cannot be trusted (a header that is no header): stop taking
+ * interrupts from the card and leave the receiver restart to the poller. */
+static void ring_corrupt(void)
 {
-	uint8_t curr = read_curr();
-	if (curr < RX_START || curr >= RX_STOP) {
-		curr = RX_START;
-		outb(nic.io + NE_CR, CR_PS0 | CR_STA | CR_RD2);
-		outb(nic.io + NE_CURR, curr);
-		outb(nic.io + NE_CR, CR_STA | CR_RD2);
-	}
-	nic.next = curr;
-	set_bnry_before(curr);
-	nic.resets++;
+	outb(nic.io + NE_IMR, 0);
+	nic.restart_pending = 1;
 }
 
-/* Take up to MAX_FRAMES_PER_PASS frames off the ring. Interrupts off.
- * Returns 1 if frames may remain. */
-static int drain_ring(void)
+/* Take up to max frames off the ring. Returns 1 if frames may remain, 0 if
+ * the ring is empty or corrupt (then restart_pending is set). Called in
+ * interrupt context or by the poller while the ring is the poller's. */
+static int drain_ring(int max)
 {
 	uint8_t curr = read_curr();
-	for (int n = 0; n < MAX_FRAMES_PER_PASS; n++) {
+	for (int n = 0; n < max; n++) {
 		if (nic.next == curr) {
 			curr = read_curr();          /* frames that arrived meanwhile */
 			if (nic.next == curr)
 				return 0;
 		}
 		if (nic.next < RX_START || nic.next >= RX_STOP || curr < RX_START || curr >= RX_STOP) {
-			nic.errors++;
-			ring_reset();
+			ring_corrupt();
 			return 0;
 		}
 		/* 4-byte header (status, next page, count lo/hi) + first 16 frame bytes;
@@ -160,30 +165,28 @@ static int drain_ring(void)
 		uint16_t w[10];
 		if (dma_read((uint16_t)nic.next << 8, w, sizeof(w)) < 0) {
 			nic.errors++;
-			ring_reset();
+			ring_corrupt();
 			return 0;
 		}
 		uint8_t status = w[0] & 0xFF, nextpg = w[0] >> 8;
 		uint16_t count = w[1];
-		if (nextpg < RX_START || nextpg >= RX_STOP) {
-			nic.errors++;                /* corrupt header */
-			ring_reset();
-			return 0;
-		}
-		/* the next page must be where count says (the chip rounds up and
-		 * may skip one page for the CRC) */
+		/* Every header, runt, giant or good, must point where its count
+		 * says (the chip rounds up and may skip one page for the CRC), at
+		 * least one page on. One that does not is frame data read as a
+		 * header (a frame longer than the ring wrote over its own header):
+		 * following it loops or walks the ring forever. */
 		unsigned span = ((unsigned)nextpg + RX_PAGES - nic.next) % RX_PAGES;
 		unsigned need = ((unsigned)count + 255) >> 8;
+		if (nextpg < RX_START || nextpg >= RX_STOP || span == 0 || span < need ||
+		    span > need + 1) {
+			ring_corrupt();
+			return 0;
+		}
 		if (count < COUNT_MIN) {
 			nic.runts++;
 		} else if (count > COUNT_MAX) {
 			nic.oversize++;
-		} else if (!(status & 0x01) || span < need || span > need + 1) {
-			if (span < need || span > need + 1) {
-				nic.errors++;
-				ring_reset();
-				return 0;
-			}
+		} else if (!(status & 0x01)) {
 			nic.errors++;                /* receive error status */
 		} else {
 			nic.frames++;
@@ -197,38 +200,68 @@ static int drain_ring(void)
 	return 1;
 }
 
+/* Interrupt context (interrupts masked). Bound: 2 rounds of at most
+ * MAX_FRAMES_PER_IRQ headers, each about 25 port accesses (~25 us at ISA
+ * speed; an RDC that never comes costs RDC_MAX_POLLS once and ends it):
+ * under 1 ms, a tick at hz=1000. Frames left over go to the poller; the
+ * overflow recovery and its 1.6 ms wait go to the poller with the card's
+ * IMR cleared. */
 static void ne_irq(int irq)
 {
 	(void)irq;
 	uint16_t io = nic.io;
-	/* Bounded: a card that keeps raising status cannot hold the CPU. */
-	for (int round = 0; round < 4; round++) {
+	if (nic.restart_pending || nic.restarting)
+		return;                      /* latched before the card was masked: the poller's */
+	for (int round = 0; round < 2; round++) {
 		uint8_t isr = inb(io + NE_ISR) & IMR_BITS;
 		if (!isr)
 			break;
 		if (isr & ISR_OVW) {
-			/* The datasheet's recovery needs a 1.6 ms wait: mask the card
-			 * and leave it to the poller. */
 			outb(io + NE_IMR, 0);
-			nic.ovw_pending = 1;
+			nic.overflowed = 1;
+			nic.restart_pending = 1;
 			return;
 		}
 		if (isr & ISR_RXE)
 			nic.errors++;
 		outb(io + NE_ISR, isr & (ISR_PRX | ISR_RXE));   /* ack before draining */
-		if (drain_ring()) {
+		if (drain_ring(MAX_FRAMES_PER_IRQ)) {
 			nic.rx_pending = 1;
 			return;
 		}
+		if (nic.restart_pending)
+			return;
 	}
 }
 
-static void overflow_recover(void)
+/* Write the ring registers afresh: an empty ring at RX_START. Chip stopped. */
+static void ring_program(void)
 {
 	uint16_t io = nic.io;
-	nic.overflows++;
+	outb(io + NE_PSTART, RX_START);
+	outb(io + NE_PSTOP, RX_STOP);
+	outb(io + NE_CR, CR_PS0 | CR_STP | CR_RD2);
+	outb(io + NE_CURR, RX_START + 1);
 	outb(io + NE_CR, CR_STP | CR_RD2);
-	/* wait for the receiver to stop: RST set, or at most ~2 ms */
+	nic.next = RX_START + 1;
+	set_bnry_before(nic.next);
+}
+
+/* DP8390D datasheet, "Buffer ring overflow" recovery: stop, wait 1.6 ms
+ * (or ISR.RST), clear the remote byte count, internal loopback, start,
+ * remove frames, acknowledge, leave loopback. After an overflow the
+ * frames in the ring are good and are taken; after a corrupt header the
+ * ring is not and is emptied (rewritten). Poller only, interrupts on:
+ * its waits are bounded by the clock (at most ~12 ms). */
+static void receiver_restart(void)
+{
+	uint16_t io = nic.io;
+	int keep = nic.overflowed;
+	if (keep)
+		nic.overflows++;
+	else
+		nic.resets++;
+	outb(io + NE_CR, CR_STP | CR_RD2);
 	clock_delay_us(1600);
 	struct deadline d = deadline_in_ms(10);
 	while (!(inb(io + NE_ISR) & ISR_RST) && !deadline_passed(d))
@@ -236,32 +269,53 @@ static void overflow_recover(void)
 	outb(io + NE_RBCR0, 0);
 	outb(io + NE_RBCR1, 0);
 	outb(io + NE_TCR, TCR_LB0);
+	if (!keep)
+		ring_program();
 	outb(io + NE_CR, CR_STA | CR_RD2);
-	for (int i = 0; i < RX_PAGES && drain_ring(); i++)
+	nic.restart_pending = 0;
+	for (int i = 0; keep && i < RX_PAGES && drain_ring(MAX_FRAMES_PER_PASS); i++)
 		;
-	outb(io + NE_ISR, ISR_OVW | ISR_PRX | ISR_RXE);
+	if (nic.restart_pending) {           /* the ring went bad while taking it */
+		nic.resets++;
+		outb(io + NE_CR, CR_STP | CR_RD2);
+		clock_delay_us(1600);
+		ring_program();
+		outb(io + NE_CR, CR_STA | CR_RD2);
+	}
+	outb(io + NE_ISR, ISR_OVW | ISR_PRX | ISR_RXE | ISR_RST);
 	outb(io + NE_TCR, 0);
 }
 
+/* The restart runs with interrupts on (the card's IMR is clear, ne_irq
+ * keeps off). Left-over frames are taken in masked sections of at most
+ * MAX_FRAMES_PER_IRQ headers each (the same bound as ne_irq), so ne_irq
+ * can run between them and sees the ring consistent. */
 static void ne_poll(void)
 {
-	if (!nic.ovw_pending && !nic.rx_pending)
-		return;
-	unsigned long f = irq_save();
-	if (nic.ovw_pending) {
-		overflow_recover();
-		nic.ovw_pending = 0;
+	if (nic.restart_pending) {
+		nic.restarting = 1;
+		receiver_restart();
+		unsigned long f = irq_save();    /* bound: five flag/port writes */
+		nic.overflowed = 0;
 		nic.rx_pending = 0;
+		nic.restart_pending = 0;
+		nic.restarting = 0;
 		outb(nic.io + NE_IMR, IMR_BITS);
-	} else {
-		nic.rx_pending = drain_ring();
+		irq_restore(f);
+		return;
 	}
-	irq_restore(f);
+	for (int i = 0; i < MAX_FRAMES_PER_PASS / MAX_FRAMES_PER_IRQ && nic.rx_pending; i++) {
+		unsigned long f = irq_save();
+		nic.rx_pending = drain_ring(MAX_FRAMES_PER_IRQ);
+		irq_restore(f);
+	}
+	if (nic.rx_pending || nic.restart_pending)
+		kernel_more_work();
 }
 
 static void ne_fields(char *buf, size_t n)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: six loads, one snapshot */
 	uint64_t v[6] = { nic.frames, nic.runts, nic.oversize, nic.overflows, nic.errors, nic.resets };
 	irq_restore(f);
 	char s[6][U64_STR_LEN];
@@ -328,42 +382,123 @@ static int ne_setup(uint16_t io, int irq, int pci)
 	return 0;
 }
 
+/* Which line does the card pull? Old ne.c's autoirq: enable only RDC in the
+ * IMR, start a zero-length remote read (the chip completes it at once and
+ * raises RDC) and watch the 8259 request register, where a masked line's
+ * request shows too. Returns the new requests among the free ISA lines. */
+static uint16_t ne_irq_test(void)
+{
+	uint16_t io = nic.io, free = 0, seen = 0;
+	for (int i = 0; i < IRQ_COUNT; i++)
+		if ((ISA_NIC_IRQS & (1u << i)) && !irq_in_use(i))
+			free |= (uint16_t)(1u << i);
+	outb(io + NE_IMR, 0);
+	outb(io + NE_ISR, 0xFF);
+	uint16_t before = pic_irr();
+	outb(io + NE_IMR, ISR_RDC);
+	outb(io + NE_RBCR0, 0);
+	outb(io + NE_RBCR1, 0);
+	outb(io + NE_CR, CR_STA | CR_RD0);
+	/* ne.c waits 10 ms; interrupts are on here, so the clock bounds it */
+	struct deadline d = deadline_in_ms(10);
+	while (!(seen = pic_irr() & ~before & free) && !deadline_passed(d))
+		;
+	outb(io + NE_CR, CR_STA | CR_RD2);
+	outb(io + NE_IMR, 0);
+	outb(io + NE_ISR, 0xFF);
+	return seen;
+}
+
+/* The ISA card's line, verified: the configured one if the test interrupt
+ * arrives there, else the one it did arrive on (a card jumpered elsewhere),
+ * else -1 and the card is not used (documented in README). */
+static int ne_isa_irq(int irq)
+{
+	uint16_t seen = ne_irq_test();
+	if (seen & (1u << irq)) {
+		kprintf("ne2k0: test interrupt seen on irq %d\r\n", irq);
+		return irq;
+	}
+	for (int i = 0; i < IRQ_COUNT; i++) {
+		if (seen & (1u << i)) {
+			kprintf("ne2k0: no test interrupt on irq %d; the card raised irq %d: using irq %d\r\n",
+				irq, i, i);
+			return i;
+		}
+	}
+	kprintf("ne2k0: no test interrupt on irq %d nor on any free ISA line: card at 0x%x not used\r\n",
+		irq, (unsigned)nic.io);
+	return -1;
+}
+
+static int ne_find_pci(uint16_t *io, int *irq)
+{
+	struct pci_loc l;
+	if (pci_find(0x10EC, 0x8029, &l) != 0)
+		return -1;
+	uint32_t bar = pci_read32(l, PCI_BAR0);
+	int pirq = pci_read32(l, PCI_INTERRUPT_LINE) & 0xFF;
+	if (!(bar & 1) || pirq < 1 || pirq > 15 || pirq == 2) {
+		kprintf("ne2k: PCI %02x:%02x.%x has no usable I/O BAR or IRQ\r\n", l.bus, l.dev, l.fn);
+		return -1;
+	}
+	if (irq_in_use(pirq)) {
+		kprintf("ne2k: PCI %02x:%02x.%x is on irq %d, already in use: not used\r\n",
+			l.bus, l.dev, l.fn, pirq);
+		return -1;
+	}
+	uint16_t pio = (uint16_t)(bar & 0xFFFC);
+	uint32_t cmd = pci_read32(l, PCI_COMMAND);
+	pci_write32(l, PCI_COMMAND, (cmd & 0xFFFF) | PCI_CMD_IO);
+	if (ne_probe(pio) != 0 || ne_setup(pio, pirq, 1) != 0)
+		return -1;
+	*io = pio;
+	*irq = pirq;
+	return 0;
+}
+
 void ne2000_init(void)
 {
 	if (boot_opts.net == NET_OFF) {
 		kprintf("ne2k: off\r\n");
 		return;
 	}
+	struct boot_options defaults;
+	options_defaults(&defaults);
+	int given = boot_opts.ne2k_given;
+	uint16_t io = (uint16_t)boot_opts.ne2k_io;
 	int irq = (int)boot_opts.ne2k_irq;
 	if (irq == 2)
 		irq = 9;                         /* IRQ 2 of an 8-bit card is the AT's IRQ 9 */
-	uint16_t io = (uint16_t)boot_opts.ne2k_io;
-	int found = 0;
-	if (ne_probe(io) == 0 && ne_setup(io, irq, 0) == 0)
+	if (given && irq_in_use(irq)) {
+		/* a line a fixed device already has (COM1's 4, the disk's 14): as any
+		 * bad option, warned about and the default kept */
+		kprintf("warning: ignoring boot option '%s'\r\n", boot_opts.ne2k_word);
+		given = 0;
+		io = (uint16_t)defaults.ne2k_io;
+		irq = (int)defaults.ne2k_irq;
+	}
+	int want_irq = irq, found = 0, isa_seen = 0;
+	if (ne_probe(io) == 0 && ne_setup(io, irq, 0) == 0) {
+		isa_seen = 1;
+		irq = ne_isa_irq(irq);
+		found = irq >= 0;
+		nic.irq = irq;
+	}
+	/* An explicit ne2k= names the card: no PCI fallback. */
+	if (!found && !given && ne_find_pci(&io, &irq) == 0)
 		found = 1;
 	if (!found) {
-		struct pci_loc l;
-		if (pci_find(0x10EC, 0x8029, &l) == 0) {
-			uint32_t bar = pci_read32(l, PCI_BAR0);
-			int pirq = pci_read32(l, PCI_INTERRUPT_LINE) & 0xFF;
-			if (!(bar & 1) || pirq < 1 || pirq > 15 || pirq == 2) {
-				kprintf("ne2k: PCI %02x:%02x.%x has no usable I/O BAR or IRQ\r\n",
-					l.bus, l.dev, l.fn);
-			} else {
-				uint16_t pio = (uint16_t)(bar & 0xFFFC);
-				uint32_t cmd = pci_read32(l, PCI_COMMAND);
-				pci_write32(l, PCI_COMMAND, (cmd & 0xFFFF) | PCI_CMD_IO);
-				if (ne_probe(pio) == 0 && ne_setup(pio, pirq, 1) == 0) {
-					found = 1;
-					irq = pirq;
-					io = pio;
-				}
-			}
-		}
+		if (given)
+			kprintf("ne2k: no NE2000 at 0x%x irq %d: network source absent\r\n",
+				(unsigned)boot_opts.ne2k_io, want_irq);
+		else if (!isa_seen)
+			kprintf("ne2k: no NE2000 at 0x%x irq %lu or on PCI: network source absent\r\n",
+				(unsigned)defaults.ne2k_io, (unsigned long)defaults.ne2k_irq);
+		return;
 	}
-	if (!found) {
-		kprintf("ne2k: no NE2000 at 0x%x irq %lu or on PCI: network source absent\r\n",
-			(unsigned)boot_opts.ne2k_io, (unsigned long)boot_opts.ne2k_irq);
+	if (irq_register(irq, ne_irq) < 0) {
+		kprintf("ne2k: irq %d already in use: network source absent\r\n", irq);
 		return;
 	}
 	kprintf("ne2k0: %s NE2000 at 0x%x irq %d, mac %02x:%02x:%02x:%02x:%02x:%02x, untrusted\r\n",
@@ -372,6 +507,5 @@ void ne2000_init(void)
 	create_entropy_source(&rng_live, &ne_src, "ne2k0", irq, 0, 1);
 	sources_add_fields(&ne_src, ne_fields);
 	kernel_add_poller(ne_poll);
-	irq_register(irq, ne_irq);
 	outb(io + NE_IMR, IMR_BITS);
 }

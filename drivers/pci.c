@@ -20,7 +20,7 @@ int pci_present(void)
 	if (pci_state < 0) {
 		/* Mechanism #1 latches the whole dword at 0xCF8; on a machine
 		 * without it (or with mechanism #2) it does not read back. */
-		unsigned long f = irq_save();
+		unsigned long f = irq_save();    /* bound: four port accesses */
 		uint32_t old = inl(PCI_ADDR);
 		outl(PCI_ADDR, 0x80000000u);
 		uint32_t v = inl(PCI_ADDR);
@@ -33,7 +33,7 @@ int pci_present(void)
 
 uint32_t pci_read32(struct pci_loc l, uint8_t off)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port accesses */
 	outl(PCI_ADDR, pci_addr(l, off));
 	uint32_t v = inl(PCI_DATA);
 	irq_restore(f);
@@ -42,7 +42,7 @@ uint32_t pci_read32(struct pci_loc l, uint8_t off)
 
 void pci_write32(struct pci_loc l, uint8_t off, uint32_t v)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port accesses */
 	outl(PCI_ADDR, pci_addr(l, off));
 	outl(PCI_DATA, v);
 	irq_restore(f);

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "boot/kernel.h"
 #include "entropy.h"
+#include "lib/uart_tx.h"
 
 
 #define UART_RBR 0      /* receive buffer (read) */
@@ -29,26 +30,31 @@
 #define UART_IIR_RDI   0x04
 #define UART_IIR_RLSI  0x06
 #define UART_IIR_CTI   0x0C
+#define UART_IIR_FIFO_MASK 0xC0            /* 11: FIFOs enabled (16550A); 00: none (16450) */
 #define UART_FCR_ENABLE_CLEAR_TRIG8 0x87   /* enable, clear both FIFOs, RX trigger 8 */
 #define UART_LCR_8N1   0x03
 #define UART_LCR_DLAB  0x80
 #define UART_MCR_DTR_RTS_OUT2 0x0B         /* OUT2 gates the IRQ line on PCs */
 #define UART_LSR_DR    0x01
-#define UART_LSR_THRE  0x20
+#define UART_LSR_THRE  UART_TX_LSR_THRE
 #define UART_LSR_TEMT  0x40
-#define UART_FIFO_DEPTH 16
+#define UART_FIFO_DEPTH 16                  /* 16550A transmit FIFO */
 #define UART_CLOCK_DIV_BASE 115200
 
 #define TX_RING 4096                        /* power of two */
 #define RX_RING 1024
-#define CH_CTRL_C 0x03
+#define RX_NO_MARK 0x100
 
 struct uart {
 	uint16_t base;
 	int irq;
 	int present;
 	int irq_on;
+	unsigned fifo;                          /* bytes per THRE: 16, or 1 on a 16450 */
 	uint8_t ier;
+	unsigned rx_mark;                       /* a byte value counted on arrival, kept or not */
+	volatile uint32_t rx_marks;
+	struct entropy_source src;              /* untrusted: bytes anyone can send */
 	volatile uint32_t tx_head, tx_tail;     /* head: writer, tail: IRQ */
 	volatile uint32_t rx_head, rx_tail;     /* head: IRQ, tail: reader */
 	uint8_t tx[TX_RING];
@@ -60,11 +66,8 @@ static struct uart uarts[2];
 static const uint16_t uart_base[2] = { 0x3F8, 0x2F8 };
 static const int uart_irq[2] = { 4, 3 };
 
-volatile int console_break;
-volatile int console_command_running;
+static const char *const uart_src_name[2] = { "serial", "serial2" };
 volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
-
-static struct entropy_source serial_src;   /* untrusted: bytes anyone can send */
 
 int serial_init(int port, uint32_t baud)
 {
@@ -86,6 +89,10 @@ int serial_init(int port, uint32_t baud)
 	outb(b + UART_DLM, div >> 8);
 	outb(b + UART_LCR, UART_LCR_8N1);
 	outb(b + UART_FCR, UART_FCR_ENABLE_CLEAR_TRIG8);
+	/* A 16450 (or an 8250) has no FCR: IIR bits 7:6 stay 00 and every
+	 * THRE interrupt takes one byte, not a FIFO's worth. */
+	u->fifo = (inb(b + UART_IIR) & UART_IIR_FIFO_MASK) == UART_IIR_FIFO_MASK ? UART_FIFO_DEPTH : 1;
+	u->rx_mark = RX_NO_MARK;
 	outb(b + UART_MCR, UART_MCR_DTR_RTS_OUT2);
 	(void)inb(b + UART_LSR);
 	(void)inb(b + UART_RBR);
@@ -101,11 +108,10 @@ static void uart_rx(int port, struct uart *u)
 	for (int i = 0; i < 64 && (inb(u->base + UART_LSR) & UART_LSR_DR); i++) {
 		uint8_t c = inb(u->base + UART_RBR);
 		serial_rx_bytes[port]++;
-		add_timing_entropy(&serial_src, c | (uint32_t)port << 8);
-		if (port == COM1 && c == CH_CTRL_C && console_command_running) {
-			console_break = 1;
-			continue;
-		}
+		/* before serial_sources_init, mixed uncredited into the default pool */
+		add_timing_entropy(u->src.rng ? &u->src : NULL, c | (uint32_t)port << 8);
+		if (c == u->rx_mark)
+			u->rx_marks++;
 		uint32_t next = (u->rx_head + 1) % RX_RING;
 		if (next == u->rx_tail) {
 			serial_rx_dropped[port]++;
@@ -116,13 +122,15 @@ static void uart_rx(int port, struct uart *u)
 	}
 }
 
-static void uart_tx(struct uart *u)
+/* Interrupts masked (IRQ handler, or uart_kick's section). Bound: one
+ * LSR read and at most a FIFO's worth (16) of THR writes. */
+static void uart_tx(struct uart *u, uint8_t lsr)
 {
-	int n = 0;
-	while (n < UART_FIFO_DEPTH && u->tx_tail != u->tx_head) {
+	uint32_t queued = (u->tx_head - u->tx_tail) & (TX_RING - 1);
+	unsigned n = uart_tx_burst(lsr, u->fifo, queued);
+	for (unsigned i = 0; i < n; i++) {
 		outb(u->base + UART_THR, u->tx[u->tx_tail]);
 		u->tx_tail = (u->tx_tail + 1) & (TX_RING - 1);
-		n++;
 	}
 	if (u->tx_tail == u->tx_head && (u->ier & UART_IER_THRI)) {
 		u->ier &= ~UART_IER_THRI;
@@ -143,10 +151,14 @@ static void serial_irq(int irq)
 		case UART_IIR_RLSI: (void)inb(u->base + UART_LSR); break;
 		case UART_IIR_RDI:
 		case UART_IIR_CTI: uart_rx(port, u); break;
-		case UART_IIR_THRI: uart_tx(u); break;
+		case UART_IIR_THRI: break;          /* LSR below decides */
 		case UART_IIR_MSI: (void)inb(u->base + UART_MSR); break;
 		}
 	}
+	/* As Linux's 8250: transmit whenever THRE is set, whatever IIR said.
+	 * Bochs clears its pending THRE interrupt when IIR is read for
+	 * received data; trusting IIR alone left the console silent for good. */
+	uart_tx(u, inb(u->base + UART_LSR));
 }
 
 void serial_enable_irq(int port)
@@ -154,12 +166,25 @@ void serial_enable_irq(int port)
 	struct uart *u = &uarts[port];
 	if (!u->present)
 		return;
-	if (!serial_src.rng)
-		create_entropy_source(&rng_live, &serial_src, "serial", 4, 0, 1);
+	if (irq_register(u->irq, serial_irq) < 0)
+		return;                      /* cannot happen at boot: the ports come first */
 	u->ier = UART_IER_RDI;
 	outb(u->base + UART_IER, u->ier);
 	u->irq_on = 1;
-	irq_register(u->irq, serial_irq);
+}
+
+/* After clock_init: the sources' shift comes from the clock's rate. */
+void serial_sources_init(void)
+{
+	for (int port = COM1; port <= COM2; port++) {
+		struct uart *u = &uarts[port];
+		if (!u->irq_on)
+			continue;
+		kprintf("com%d: %s, irq %d\r\n", port + 1,
+			u->fifo > 1 ? "16550A, 16-byte FIFO" : "no FIFO (16450 or 8250), a byte per interrupt",
+			u->irq);
+		create_entropy_source(&rng_live, &u->src, uart_src_name[port], u->irq, 0, 1);
+	}
 }
 
 size_t serial_tx_space(int port)
@@ -168,16 +193,17 @@ size_t serial_tx_space(int port)
 	return (TX_RING - 1) - ((u->tx_head - u->tx_tail) & (TX_RING - 1));
 }
 
-/* Start the transmitter if it is idle: the THRE interrupt then keeps it going. */
+/* Arm the THRE interrupt, and if the transmitter is empty send now: a
+ * THRE interrupt that was lost (or never raised) cannot stall the ring.
+ * Masked section bound: an IER write, an LSR read and uart_tx's 16 writes. */
 static void uart_kick(struct uart *u)
 {
 	unsigned long f = irq_save();
 	if (!(u->ier & UART_IER_THRI)) {
 		u->ier |= UART_IER_THRI;
 		outb(u->base + UART_IER, u->ier);
-		if (inb(u->base + UART_LSR) & UART_LSR_THRE)
-			uart_tx(u);
 	}
+	uart_tx(u, inb(u->base + UART_LSR));
 	irq_restore(f);
 }
 
@@ -261,4 +287,35 @@ void serial_poll_write(int port, const char *s, size_t n)
 int serial_rx_pending(int port)
 {
 	return uarts[port].rx_tail != uarts[port].rx_head;
+}
+
+unsigned serial_rx_count(int port)
+{
+	struct uart *u = &uarts[port];
+	return (u->rx_head + RX_RING - u->rx_tail) % RX_RING;
+}
+
+int serial_rx_peek(int port, unsigned i)
+{
+	struct uart *u = &uarts[port];
+	if (i >= serial_rx_count(port))
+		return -1;
+	return u->rx[(u->rx_tail + i) % RX_RING];
+}
+
+void serial_rx_discard(int port, unsigned n)
+{
+	struct uart *u = &uarts[port];
+	unsigned have = serial_rx_count(port);
+	u->rx_tail = (u->rx_tail + (n < have ? n : have)) % RX_RING;
+}
+
+void serial_set_rx_mark(int port, uint8_t c)
+{
+	uarts[port].rx_mark = c;
+}
+
+uint32_t serial_rx_marks(int port)
+{
+	return uarts[port].rx_marks;
 }

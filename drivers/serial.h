@@ -10,6 +10,8 @@
 int serial_init(int port, uint32_t baud);          /* 0 ok, -1 absent */
 int serial_present(int port);
 void serial_enable_irq(int port);                    /* after the IDT and PIC are up */
+/* The untrusted sources `serial` (COM1) and `serial2` (COM2); after clock_init. */
+void serial_sources_init(void);
 /* Queue bytes for transmission; waits (running the main loop) while the ring is full. */
 void serial_write(int port, const void *buf, size_t n);
 /* Queue what fits without waiting; returns the count queued. */
@@ -17,14 +19,19 @@ size_t serial_write_some(int port, const void *buf, size_t n);
 size_t serial_tx_space(int port);
 int serial_getc(int port);                           /* -1 if none */
 int serial_rx_pending(int port);
+/* The receive ring, for a reader that looks ahead: bytes waiting, byte i
+ * from the oldest (-1 past the end), drop the n oldest. */
+unsigned serial_rx_count(int port);
+int serial_rx_peek(int port, unsigned i);
+void serial_rx_discard(int port, unsigned n);
+/* Count arrivals of byte c on port, also those dropped on a full ring. */
+void serial_set_rx_mark(int port, uint8_t c);
+uint32_t serial_rx_marks(int port);
 /* Wait (bounded) until everything queued has left the UART. */
 void serial_drain(int port, uint32_t timeout_ms);
 /* Polled output with interrupts off, for faults. */
 void serial_poll_write(int port, const char *s, size_t n);
 
-/* Ctrl-C on COM1 while a command runs: the byte is taken out of the input
- * stream and this flag is set instead. */
-extern volatile int console_break;
-extern volatile int console_command_running;
+/* serial_rx_dropped: bytes lost to a full receive ring. */
 extern volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
 #endif

@@ -13,12 +13,18 @@ int parse_u32(const char *s, uint32_t *out)
 		base = 16;
 		digits = s + 2;
 	}
-	/* strtoul would accept leading space, a sign, and "0x" alone: refuse them. */
-	char c = *digits;
-	int ok = (c >= '0' && c <= '9') ||
-		(base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
-	if (!ok)
-		return -1;
+	/* strtoul would accept leading space, a sign, "0x" alone, and (base 16)
+	 * a second "0x" after ours: every character must be a digit. */
+	for (const char *q = digits;; q++) {
+		char c = *q;
+		int ok = (c >= '0' && c <= '9') ||
+			(base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+		if (!ok) {
+			if (q == digits || c != '\0')
+				return -1;
+			break;
+		}
+	}
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(digits, &end, base);

@@ -43,12 +43,16 @@ static int parse_ne2k(char *v, struct boot_options *o)
 {
 	char *comma = strchr(v, ',');
 	uint32_t io, irq;
-	if (!comma)
+	char word[sizeof(o->ne2k_word)];
+	if (!comma || strlen(v) + 6 > sizeof(word))
 		return -1;
+	memcpy(word, "ne2k=", 5);
+	memcpy(word + 5, v, strlen(v) + 1);
 	*comma = '\0';
 	if (parse_u32_range(v, 0x200, 0x3E0, &io) < 0 || (io & 0x1F) ||
 	    parse_u32_range(comma + 1, 2, 15, &irq) < 0)
 		return -1;
+	memcpy(o->ne2k_word, word, sizeof(word));
 	o->ne2k_given = 1;
 	o->ne2k_io = io;
 	o->ne2k_irq = irq;

@@ -19,6 +19,7 @@ struct boot_options {
 	enum net_mode net;
 	int ne2k_given;               /* ne2k=IO,IRQ was given: no default probe */
 	uint32_t ne2k_io, ne2k_irq;
+	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
 };
 
 #define OPT_WORD_MAX 200               /* longer words are reported truncated */

@@ -18,12 +18,16 @@ void gdt_init(void);
 void idt_init(void);
 
 typedef void (*irq_handler_t)(int irq);
-void irq_register(int irq, irq_handler_t handler);   /* also unmasks the line */
+/* Also unmasks the line. -1 (and nothing changes) if the line already has a
+ * handler, is the cascade (2) or is out of range. */
+int irq_register(int irq, irq_handler_t handler);
+int irq_in_use(int irq);          /* 1 if irq_register would refuse irq */
 void pic_init(void);
 void pic_unmask(int irq);
 void pic_mask(int irq);
 void pic_eoi(int irq);
 int pic_is_spurious(int irq);
+uint16_t pic_irr(void);
 extern volatile uint64_t irq_counts[IRQ_COUNT];
 extern volatile uint32_t irq_spurious;
 
@@ -39,6 +43,10 @@ uint32_t pit_reload(void);
 /* Each tick becomes a timing sample of src (the `timer` source). */
 struct entropy_source;
 void pit_set_entropy_source(struct entropy_source *src);
+/* PIT clock only (channel 2 is the TSC's ruler otherwise): count ticks the
+ * 8259 merged into jiffies, timed by channel 2 running free. */
+void pit_track_merged_ticks(void);
+extern volatile uint64_t pit_lost_ticks;
 
 /* CPUID, TSC and the "now" clock (clock.c) */
 int cpu_has_cpuid(void);

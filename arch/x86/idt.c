@@ -43,10 +43,20 @@ void idt_init(void)
 	__asm__ volatile("lidt %0" :: "m"(p));
 }
 
-void irq_register(int irq, irq_handler_t handler)
+/* One handler per line: a second driver on a line would silently take it
+ * from the first (an NE2000 jumpered to IRQ 4 killed the console). */
+int irq_register(int irq, irq_handler_t handler)
 {
+	if (irq < 0 || irq >= IRQ_COUNT || irq == 2 || irq_handlers[irq])
+		return -1;
 	irq_handlers[irq] = handler;
 	pic_unmask(irq);
+	return 0;
+}
+
+int irq_in_use(int irq)
+{
+	return irq < 0 || irq >= IRQ_COUNT || irq == 2 || irq_handlers[irq] != 0;
 }
 
 static void exception_report(const struct regs *r)
@@ -90,7 +100,7 @@ void cpu_halt_forever(void)
 
 void cpu_reboot(void)
 {
-	cpu_cli();
+	cpu_cli();                      /* for good: ~0.2 s of bounded waits, then reset */
 	/* i8042 pulse of the reset line (command 0xFE), after waiting for its input buffer. */
 	for (int i = 0; i < 100000 && (inb(0x64) & 0x02); i++)
 		io_delay();

@@ -10,6 +10,7 @@
 #define PIC_ICW4_8086      0x01
 #define PIC_EOI            0x20
 #define PIC_READ_ISR       0x0B
+#define PIC_READ_IRR       0x0A
 #define PIC_CASCADE_IRQ    2
 
 static uint16_t pic_mask_bits = 0xFFFF;
@@ -36,7 +37,7 @@ void pic_init(void)
 
 void pic_unmask(int irq)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port writes */
 	pic_mask_bits &= ~(1u << irq);
 	pic_write_mask();
 	irq_restore(f);
@@ -44,7 +45,7 @@ void pic_unmask(int irq)
 
 void pic_mask(int irq)
 {
-	unsigned long f = irq_save();
+	unsigned long f = irq_save();        /* bound: two port writes */
 	pic_mask_bits |= 1u << irq;
 	pic_write_mask();
 	irq_restore(f);
@@ -55,6 +56,16 @@ void pic_eoi(int irq)
 	if (irq >= 8)
 		outb(PIC2_CMD, PIC_EOI);
 	outb(PIC1_CMD, PIC_EOI);
+}
+
+/* Interrupt request register of both PICs (bit n: line n is requesting),
+ * masked lines included: what a probe watches. Leaves OCW3 on IRR, the
+ * power-on default; pic_is_spurious selects ISR itself. */
+uint16_t pic_irr(void)
+{
+	outb(PIC1_CMD, PIC_READ_IRR);
+	outb(PIC2_CMD, PIC_READ_IRR);
+	return (uint16_t)(inb(PIC1_CMD) | (inb(PIC2_CMD) << 8));
 }
 
 /* A spurious IRQ 7 or 15 has no ISR bit set. It gets no EOI from its own

@@ -23,7 +23,8 @@ static void test_junk_sign_space_and_overflow_are_rejected(void **state)
 {
 	(void)state;
 	const char *bad[] = { "", "-1", "+1", " 1", "1 ", "1x", "0x", "0xg", "x1", "abc",
-		"4294967296", "0x100000000", "99999999999999999999", "1.5", "0x-1" };
+		"4294967296", "0x100000000", "99999999999999999999", "1.5", "0x-1",
+		"0x0x10", "0X0x1", "0x 1", "0x+1", "1\n" };
 	uint32_t v = 12345;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (parse_u32(bad[i], &v) != -1)

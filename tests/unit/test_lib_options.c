@@ -90,6 +90,7 @@ static void test_every_option_parses(void **state)
 	assert_int_equal(o.ne2k_given, 1);
 	assert_int_equal(o.ne2k_io, 0x320);
 	assert_int_equal(o.ne2k_irq, 10);
+	assert_string_equal(o.ne2k_word, "ne2k=0x320,10");   /* for a later warning */
 	o = parse("stream=off ata=off hz=18 baud=1200 ne2k=768,9", &w);
 	assert_int_equal(w.n, 0);
 	assert_int_equal(o.stream, STREAM_OFF);

@@ -1,0 +1,243 @@
+"""Issue 14: holding up on real hardware and against hostile input.
+
+Each test attacks one weakness from outside: the PIT clock on a CPU without
+a TSC, console bytes that arrive at awkward moments, a crafted or flooding
+network peer, and boot options that collide with a fixed device.
+"""
+import re
+import threading
+import time
+
+import pytest
+
+from rand86 import BROADCAST, SRC_MAC, Rand86, Wire
+
+ISA = ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
+PCI = ["-device", "ne2k_pci,netdev=n0"]
+PROMPT_AFTER = rb"\r\n(ok|error: [^\r\n]*)\r\nrand86> "
+
+
+@pytest.fixture
+def wire():
+    w = Wire()
+    yield w
+    w.close()
+
+
+# ---- 1. the PIT clock (no TSC) never runs backwards ----
+
+def rapid_uptimes(vm, total=1500, batch=100):
+    """`status` sent `batch` at a time (700 bytes: fits the 1 KiB RX ring);
+    returns every uptime_ms in the order the replies came."""
+    ups = []
+    while len(ups) < total:
+        vm.send(b"status\r" * batch)
+        for _ in range(batch):
+            m = vm.com1.expect(rb"uptime_ms: (\d+)\r\n.*?\r\nok\r\nrand86> ", 60)
+            ups.append(int(m.group(1)))
+    return ups
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("hz", [18, 100, 250, 1000])
+def test_pit_clock_uptime_never_decreases(hz):
+    with Rand86(cpu="486", append="hz=%d stream=off" % hz) as vm:
+        assert vm.status()["clock"] == "pit"
+        ups = rapid_uptimes(vm)
+        back = [(a, b) for a, b in zip(ups, ups[1:]) if b < a]
+        print("hz=%d: %d regressions in %d status replies, worst %d ms" % (
+            hz, len(back), len(ups), max([a - b for a, b in back], default=0)))
+        assert not back, "uptime_ms went backwards %d times at hz=%d: %r" % (len(back), hz, back[:10])
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(strict=False, reason="on a loaded host QEMU can leave the vCPU (or its PIT "
+                   "timer) unserved past channel 2's 55 ms period, which no PIT count can see "
+                   "across; passes on a quiet host")
+def test_pit_clock_keeps_host_time_at_hz_1000():
+    # Ticks that QEMU delivers late or merges must not slow the clock.
+    with Rand86(cpu="486", append="hz=1000 stream=off") as vm:
+        t0 = time.monotonic()
+        u0 = int(vm.status()["uptime_ms"])
+        time.sleep(4.0)
+        t1 = time.monotonic()
+        u1 = int(vm.status()["uptime_ms"])
+        ratio = (u1 - u0) / ((t1 - t0) * 1000)
+        print("hz=1000 PIT clock: %d guest ms over %d host ms" % (u1 - u0, (t1 - t0) * 1000))
+        assert 0.97 < ratio < 1.03, "guest uptime ratio %.4f against the host" % ratio
+
+
+# ---- 5. console input at awkward moments ----
+
+def passes_while_random_waits(vm, ending):
+    p0 = int(vm.status()["main_loop_passes"])
+    vm.send(b"random 1000" + ending)
+    vm.com1.expect(rb"# waiting for entropy", 10)
+    time.sleep(3.0)
+    vm.send(b"\x03")
+    m = vm.com1.expect(PROMPT_AFTER, 10)
+    assert m.group(1).startswith(b"error: interrupted"), m.group(0)
+    vm.com1.skip_all()
+    return int(vm.status()["main_loop_passes"]) - p0
+
+
+@pytest.mark.timeout(60)
+def test_crlf_lets_the_loop_sleep_like_cr():
+    with Rand86(append="stream=off") as vm:
+        cr = passes_while_random_waits(vm, b"\r")
+        crlf = passes_while_random_waits(vm, b"\r\n")
+        print("main-loop passes in 3 s of waiting: CR %d, CRLF %d" % (cr, crlf))
+        assert crlf < 10 * cr + 5000, "a CRLF kept the idle loop busy: %d passes vs %d with CR" % (crlf, cr)
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_in_the_same_write_as_the_command_stops_it():
+    with Rand86(append="stream=off") as vm:
+        for line, want in ((b"stream urandom", b"ok"), (b"urandom 100000 bin", b"error: interrupted")):
+            for i in range(10):
+                vm.send(line + b"\r\x03")
+                m = vm.com1.expect(PROMPT_AFTER, 5)
+                assert m.group(1).startswith(want), (line, i, m.group(1))
+                vm.com1.skip_all()
+                # the Ctrl-C was consumed by the command: nothing is left for the shell
+                time.sleep(0.05)
+                assert b"^C" not in vm.com1.unconsumed(), (line, i)
+                vm.ok("status")
+
+
+@pytest.mark.timeout(60)
+def test_type_ahead_over_the_ring_is_counted_and_ctrl_c_still_stops():
+    with Rand86(append="stream=off") as vm:
+        assert vm.status()["console_rx_dropped"] == "0"
+        vm.send(b"random 1000\r")
+        vm.com1.expect(rb"# waiting for entropy", 10)
+        vm.send(b"a" * 3000 + b"\x03")            # 3 KiB typed while the command runs
+        m = vm.com1.expect(PROMPT_AFTER, 10)
+        assert m.group(1).startswith(b"error: interrupted"), m.group(0)
+        time.sleep(0.5)
+        vm.send(b"\r")                              # the kept type-ahead is one long line
+        vm.com1.expect(rb"error: line too long \(max 200\)\r\nrand86> ", 10)
+        dropped = int(vm.status()["console_rx_dropped"])
+        print("console_rx_dropped after 3001 bytes of type-ahead: %d" % dropped)
+        assert 1500 < dropped <= 3001, dropped
+
+
+# ---- 4, 7, 8. boot: IRQ lines, probes, the serial sources ----
+
+@pytest.mark.timeout(60)
+def test_ne2k_option_on_com1_irq_is_refused(wire):
+    with Rand86(append="ne2k=0x300,4", extra=wire.netdev() + ISA, boot_timeout=20) as vm:
+        assert "warning: ignoring boot option 'ne2k=0x300,4'" in vm.boot_log, vm.boot_log
+        assert "ne2k0: ISA NE2000 at 0x300 irq 9" in vm.boot_log, vm.boot_log
+        st = vm.status()
+        assert st["version"]
+        assert vm.sources()["serial"]["irq"] == "4"
+
+
+@pytest.mark.timeout(60)
+def test_isa_card_on_another_irq_is_found_by_a_test_interrupt(wire):
+    extra = wire.netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=10"]
+    with Rand86(extra=extra) as vm:
+        assert "ne2k0: no test interrupt on irq 9" in vm.boot_log, vm.boot_log
+        assert "ne2k0: ISA NE2000 at 0x300 irq 10" in vm.boot_log, vm.boot_log
+        assert vm.sources()["ne2k0"]["irq"] == "10"
+        wire.flood(100)
+        time.sleep(1.0)
+        assert int(vm.sources()["ne2k0"]["frames"]) >= 80
+
+
+@pytest.mark.timeout(60)
+def test_isa_card_irq_is_verified(wire):
+    with Rand86(extra=wire.netdev() + ISA) as vm:
+        assert "ne2k0: test interrupt seen on irq 9" in vm.boot_log, vm.boot_log
+
+
+@pytest.mark.timeout(60)
+def test_explicit_ne2k_option_does_not_probe_pci(wire):
+    with Rand86(append="ne2k=0x320,10", extra=wire.netdev() + PCI) as vm:
+        assert "PCI NE2000" not in vm.boot_log, vm.boot_log
+        assert "ne2k: no NE2000 at 0x320 irq 10: network source absent" in vm.boot_log
+        assert "ne2k0" not in vm.sources()
+
+
+@pytest.mark.timeout(60)
+def test_serial_sources_show_their_irqs_and_a_real_shift():
+    with Rand86(append="stream=off") as vm:
+        src = vm.sources()
+        assert src["serial"]["irq"] == "4", src
+        assert src["serial2"]["irq"] == "3", src
+        assert "com1: 16550A, 16-byte FIFO" in vm.boot_log, vm.boot_log
+        vm.send(b"samples serial 3\r")
+        vm.com1.expect(rb"# capturing[^\r\n]*\r\n", 10)
+        for _ in range(3):
+            time.sleep(0.05)
+            vm.send(b"\x7f")                  # DEL on an empty line: no echo, no effect
+        m = vm.com1.expect(rb"(.*?)\r\nok\r\nrand86> ", 10)
+        rows = [l.split() for l in m.group(1).decode().split("\r\n") if re.match(r"^[0-9a-f]{8} ", l)]
+        assert len(rows) == 3, m.group(1)
+        # 50 ms apart: the shift for the source's 1 kHz granularity makes the
+        # shifted delta far smaller than the raw one (a 0 kHz shift is 0)
+        for raw, shifted in rows[1:]:
+            assert int(shifted, 16) < int(raw, 16) // 8, rows
+
+
+# ---- 3. a crafted frame or a flood of every length never wedges the NIC ----
+
+def ne2k(vm):
+    return vm.sources()["ne2k0"]
+
+
+def frames_flow_again(vm, wire, within=3.0):
+    """Normal frames are counted again (soon) after an attack."""
+    deadline = time.monotonic() + within
+    base = int(ne2k(vm)["frames"])
+    while time.monotonic() < deadline:
+        wire.flood(50)
+        time.sleep(0.2)
+        got = int(ne2k(vm)["frames"]) - base
+        if got >= 40:
+            return got
+    raise AssertionError("frames do not flow after the attack: %r" % ne2k(vm))
+
+
+def crafted_frame():
+    f = bytearray(15000)
+    f[0:14] = BROADCAST + SRC_MAC + b"\x08\x00"
+    for off in range(252, len(f) - 3, 256):
+        f[off:off + 4] = b"\x01\x50\xff\xff"
+    return bytes(f)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("card", ["isa", "pci"])
+def test_crafted_frame_does_not_wedge_the_ring(wire, card):
+    with Rand86(append="stream=off", extra=wire.netdev() + (ISA if card == "isa" else PCI)) as vm:
+        frames_flow_again(vm, wire)
+        wire.send(crafted_frame())
+        time.sleep(0.3)
+        got = frames_flow_again(vm, wire)
+        after = ne2k(vm)
+        print("%s: after the crafted frame %d of 50 frames counted; %r" % (card, got, after))
+        assert int(after["resets"]) >= 1, after
+        time.sleep(0.5)
+        o1 = int(ne2k(vm)["oversize"])
+        time.sleep(0.5)
+        assert int(ne2k(vm)["oversize"]) == o1, "oversize still climbing: the ring is looping"
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("card", ["isa", "pci"])
+def test_flood_of_every_length_does_not_wedge_the_ring(wire, card):
+    with Rand86(append="stream=off", extra=wire.netdev() + (ISA if card == "isa" else PCI)) as vm:
+        end = time.monotonic() + 4.0
+        sent = 0
+        while time.monotonic() < end:
+            for n in range(1, 1601):
+                wire.send((BROADCAST + SRC_MAC + b"\x08\x00" + bytes(range(256)) * 7)[:n])
+                sent += 1
+                if n % 25 == 0:
+                    time.sleep(0.001)
+        got = frames_flow_again(vm, wire)
+        print("%s: %d frames of every length sent; then %d of 50 normal frames counted; %r"
+              % (card, sent, got, ne2k(vm)))
+        vm.ok("status")
