@@ -169,7 +169,7 @@ rngtest: deps $(BUILD)/rand86.elf
 # every SPEC invariant checked (not in `make test`); SOAK_SECONDS to change ---
 SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
-	$(PYTHON) scripts/soak.py --seconds $(SOAK_SECONDS)
+	$(PYRUN) scripts/soak.py --seconds $(SOAK_SECONDS)
 
 # --- the 1999-versus-2002 experiment (docs/compare.md, docs/compare.png) ---
 compare: deps $(BUILD)/rand86.elf

@@ -25,10 +25,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
-
-from rand86 import BROADCAST, SRC_MAC, Rand86, Timeout, Wire  # noqa: E402
+from rand86 import BROADCAST, SRC_MAC, Rand86, Timeout, Wire
 
 PROMPT_AFTER = rb"\r\n(ok|error: [^\r\n]*)\r\nrand86> "
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "up", "right", "kp_enter"]
