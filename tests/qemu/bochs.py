@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 
-from rand86 import SerialPort, Timeout
+from rand86 import Console, SerialPort, Timeout
 
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
@@ -52,8 +52,10 @@ class TcpSerial(SerialPort):
         self.thread.start()
 
 
-class Bochs:
+class Bochs(Console):
     """One Bochs running rand86, booted from `boot` ("cdrom" or "floppy")."""
+
+    cmd_timeout = 60                     # 10 M ips: replies take longer
 
     def __init__(self, lines, boot_timeout=90):
         self.dir = tempfile.mkdtemp(prefix="rand86-bochs-")
@@ -112,30 +114,6 @@ class Bochs:
 
     def __exit__(self, *exc):
         self.close()
-
-    def cmd(self, line, timeout=60):
-        self.com1.write(line + "\r")
-        m = self.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", timeout)
-        body = m.group(1).decode(errors="replace").split("\r\n")
-        if body and body[0] == line:
-            body = body[1:]
-        return body, m.group(2).decode()
-
-    def ok(self, line, timeout=60):
-        body, final = self.cmd(line, timeout)
-        assert final == "ok", "%r answered %r (body %r)" % (line, final, body)
-        return body
-
-    def status(self):
-        return dict(l.split(": ", 1) for l in self.ok("status") if ": " in l and not l.startswith("#"))
-
-    def sources(self):
-        out = {}
-        for l in self.ok("sources"):
-            parts = l.split()
-            if parts and not l.startswith("#"):
-                out[parts[0]] = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
-        return out
 
     def log(self):
         try:

@@ -305,7 +305,52 @@ def key_event(qcode, down):
     return {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}
 
 
-class Rand86:
+class Console:
+    """The COM1 protocol on `self.com1` (a SerialPort): commands and their
+    `ok`/`error:` framing, `status` and `sources` parsed. Shared by the
+    QEMU and Bochs drivers; `cmd_timeout` is the default wait per reply."""
+
+    cmd_timeout = 30
+
+    def send(self, data):
+        self.com1.write(data)
+
+    def cmd(self, line, timeout=None):
+        """Run a command; return (lines before the final line, final line)."""
+        self.com1.write(line + "\r")
+        m = self.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ",
+                             timeout or self.cmd_timeout)
+        body = m.group(1).decode(errors="replace").split("\r\n")
+        # the first line is the echo of the command
+        if body and body[0] == line:
+            body = body[1:]
+        return body, m.group(2).decode()
+
+    def ok(self, line, timeout=None):
+        body, final = self.cmd(line, timeout)
+        assert final == "ok", "%r answered %r (body %r)" % (line, final, body)
+        return body
+
+    def status(self):
+        out = {}
+        for l in self.ok("status"):
+            if ": " in l and not l.startswith("#"):
+                k, v = l.split(": ", 1)
+                out[k] = v
+        return out
+
+    def sources(self):
+        out = {}
+        for l in self.ok("sources"):
+            parts = l.split()
+            if not parts or l.startswith("#"):
+                continue
+            fields = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+            out[parts[0]] = fields
+        return out
+
+
+class Rand86(Console):
     """One QEMU running rand86. Use as a context manager."""
 
     def __init__(self, append="", cpu=None, mem=None, com2=True, cdrom=None,
@@ -346,25 +391,7 @@ class Rand86:
     def __exit__(self, *exc):
         self.close()
 
-    # ---- console ----
-    def send(self, data):
-        self.com1.write(data)
-
-    def cmd(self, line, timeout=30):
-        """Run a command; return (lines before the final line, final line)."""
-        self.com1.write(line + "\r")
-        m = self.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", timeout)
-        body = m.group(1).decode(errors="replace").split("\r\n")
-        # the first line is the echo of the command
-        if body and body[0] == line:
-            body = body[1:]
-        return body, m.group(2).decode()
-
-    def ok(self, line, timeout=30):
-        body, final = self.cmd(line, timeout)
-        assert final == "ok", "%r answered %r (body %r)" % (line, final, body)
-        return body
-
+    # ---- console: send, cmd, ok, status, sources from Console ----
     def settle(self, quiet=0.5, timeout=60):
         """After noise: wait until COM1 is quiet, then drop any partial line."""
         deadline = time.monotonic() + timeout
@@ -387,24 +414,6 @@ class Rand86:
             if int(src["events"]) >= want or time.monotonic() > deadline:
                 return src
             time.sleep(0.05)
-
-    def status(self):
-        out = {}
-        for l in self.ok("status"):
-            if ": " in l and not l.startswith("#"):
-                k, v = l.split(": ", 1)
-                out[k] = v
-        return out
-
-    def sources(self):
-        out = {}
-        for l in self.ok("sources"):
-            parts = l.split()
-            if not parts or l.startswith("#"):
-                continue
-            fields = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
-            out[parts[0]] = fields
-        return out
 
     # ---- input ----
     def key(self, qcode, gap=0.0):

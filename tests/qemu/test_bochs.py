@@ -19,10 +19,6 @@ pytestmark = pytest.mark.skipif(shutil.which("bochs") is None, reason="bochs not
 
 NE2K_MAC = "52:54:00:12:34:57"
 FLOOD_BYTES = 20 * 1024
-LOST_THRE = ("Bochs's UART drops the THRE interrupt when IIR is read for received "
-             "data, so rand86's COM1 transmit wedges after a flood (drivers/serial.c fix "
-             "in the issue-14 branch)")
-
 
 def machine(kind, scratch):
     if kind == "pci":
@@ -88,9 +84,25 @@ def test_bochs_boots_and_serves(bochs):
     assert int(bochs.status()["urandom_bytes"]) >= 64
 
 
+PCI_WEDGE = ("open: the PCI machine (50 M ips, sync=realtime) goes silent on COM1 "
+             "after the flood in about half the runs; IER re-arming and kicking the "
+             "transmitter from the writer did not cure it, cause not found yet")
+
+
 @pytest.mark.timeout(150)
-@pytest.mark.xfail(reason=LOST_THRE, raises=Timeout, strict=False)
 def test_bochs_console_survives_20k_random_bytes(bochs):
+    # Bochs's UART drops a THRE interrupt when IIR is read for received
+    # data; before drivers/serial.c also checked LSR.THRE, COM1's transmit
+    # wedged here for good (ISA machine: ~11.5 KB echoed, then silence).
+    try:
+        flood_then_status(bochs)
+    except Timeout:
+        if bochs.kind == "pci":
+            pytest.xfail(PCI_WEDGE)
+        raise
+
+
+def flood_then_status(bochs):
     before = int(bochs.status()["uptime_ms"])
     junk = os.urandom(FLOOD_BYTES)
     for i in range(0, len(junk), 1024):
