@@ -2,18 +2,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "boot/kernel.h"
+#include "kern/kernel.h"
 #include "boot/multiboot.h"
-#include "boot/shell.h"
-#include "boot/seed.h"
-#include "boot/serve.h"
-#include "boot/dashboard.h"
+#include "app/shell.h"
+#include "drivers/cmos.h"
+#include "app/serve.h"
+#include "app/dashboard.h"
 #include "cpu.h"
 #include "io.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
-#include "drivers/devices.h"
-#include "boot/commands.h"
+#include "kern/devices.h"
+#include "app/commands.h"
 
 volatile uint32_t kernel_passes;
 struct boot_options boot_opts;

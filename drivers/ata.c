@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/ata.h"
-#include "drivers/devices.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "kern/devices.h"
+#include "kern/kernel.h"
+#include "app/commands.h"
 #include "cpu.h"
 #include "io.h"
 

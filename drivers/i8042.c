@@ -23,8 +23,8 @@
 #include "drivers/i8042.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "kern/kernel.h"
+#include "app/commands.h"
 #include "entropy.h"
 
 #define I8042_DATA      0x60

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include "drivers/ne2000.h"
 #include "drivers/pci.h"
-#include "drivers/devices.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "kern/devices.h"
+#include "kern/kernel.h"
+#include "app/commands.h"
 #include "lib/fmt.h"
 #include "cpu.h"
 #include "io.h"

@@ -3,7 +3,7 @@
 #include "serial.h"
 #include "io.h"
 #include "cpu.h"
-#include "boot/kernel.h"
+#include "kern/kernel.h"
 #include "entropy.h"
 #include "lib/uart_tx.h"
 

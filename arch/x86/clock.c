@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include "cpu.h"
 #include "io.h"
-#include "boot/kernel.h"
+#include "kern/kernel.h"
 #include "entropy.h"
 #include "lib/pitclock.h"
 

@@ -8,11 +8,11 @@
  * compares it with what the screen already shows and writes only the cells
  * that changed. No clears after the takeover, so nothing flickers. */
 #include <string.h>
-#include "boot/dashboard.h"
-#include "boot/kernel.h"
-#include "boot/serve.h"
+#include "app/dashboard.h"
+#include "kern/kernel.h"
+#include "app/serve.h"
 #include "cpu.h"
-#include "drivers/devices.h"
+#include "kern/devices.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 

@@ -1,7 +1,7 @@
 /* System commands: status, reboot, halt. */
-#include "boot/commands.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "cpu.h"
 #include "io.h"
 #include "drivers/serial.h"

@@ -14,9 +14,9 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "boot/commands.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "cpu.h"
 #include "io.h"
 #include "lib/fmt.h"

@@ -1,6 +1,6 @@
 /* Seed the pools at boot: CMOS time of day, the clock, the multiboot info. No credit. */
 #include <string.h>
-#include "boot/seed.h"
+#include "drivers/cmos.h"
 #include "cpu.h"
 #include "io.h"
 

@@ -1,9 +1,9 @@
 /* Entropy commands: sources (and, below, the serving commands). */
 #include <stdio.h>
 #include <string.h>
-#include "boot/commands.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "lib/fmt.h"
 
 /* Extra `key=value` fields a driver appends to its `sources` line. */

@@ -1,12 +1,12 @@
 /* random, urandom, stream and samples on COM1; the raw stream on COM2. */
 #include <stdio.h>
 #include <string.h>
-#include "boot/commands.h"
-#include "boot/serve.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/serve.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "cpu.h"
-#include "drivers/devices.h"
+#include "kern/devices.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
