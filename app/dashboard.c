@@ -12,7 +12,6 @@
 #include "kern/kernel.h"
 #include "app/serve.h"
 #include "cpu.h"
-#include "kern/devices.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 
@@ -481,12 +480,12 @@ static void draw_row(int row)
 }
 
 /* ---- the poller ---- */
-static void dashboard_poll(void)
+static int dashboard_poll(void)
 {
 	switch (phase) {
 	case DASH_BOOTLOG:
 		if (!deadline_passed(due))
-			return;
+			return 0;
 		/* The boot log has been on screen for a while; COM1 keeps it. */
 		vga_set_mirror(0);
 		vga_clear(A_TEXT);
@@ -498,7 +497,7 @@ static void dashboard_poll(void)
 		/* fall through */
 	case DASH_IDLE:
 		if (!deadline_passed(due))
-			return;
+			return 0;
 		due = deadline_in_ms(DASH_REFRESH_MS);
 		take_snapshot();
 		next_row = 0;
@@ -506,12 +505,13 @@ static void dashboard_poll(void)
 		/* fall through */
 	case DASH_DRAWING:
 		draw_row(next_row++);
-		if (next_row >= ROWS)
+		if (next_row >= ROWS) {
 			phase = DASH_IDLE;
-		else
-			kernel_more_work();
-		return;
+			return 0;
+		}
+		return 1;                    /* the rest of the rows, one a pass */
 	}
+	return 0;
 }
 
 void dashboard_init(void)
@@ -519,5 +519,5 @@ void dashboard_init(void)
 	if (!vga_present())
 		return;
 	due = deadline_in_ms(DASH_TAKEOVER_MS);
-	kernel_add_poller(dashboard_poll);
+	kern_add_poller(dashboard_poll);
 }

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/ata.h"
-#include "kern/devices.h"
-#include "kern/kernel.h"
-#include "app/commands.h"
+#include "lib/kprintf.h"
+#include "lib/options.h"
+#include "entropy.h"
 #include "cpu.h"
 #include "io.h"
 
@@ -79,6 +79,7 @@ static struct ata_channel chans[2] = {
 	{ 0x170, 0x376, 15, 0, -1, 0, {0}, 0 },
 };
 static struct ata_disk disks[4];
+static struct rng *ata_rng;         /* the pools the disks feed; read addresses come from it too */
 static int ndisks;
 static uint16_t sector_buf[256];    /* data read by the IRQ handler, discarded */
 
@@ -201,9 +202,9 @@ static void soft_reset(struct ata_channel *c)
 	 * to clear before issuing the next command (no wait here). */
 }
 
-static void ata_poll(void)
+int ata_poll(void)
 {
-	struct rng *r = &rng_live;
+	struct rng *r = ata_rng;
 	for (int i = 0; i < 4; i++) {
 		struct ata_disk *dk = &disks[i];
 		if (!dk->present)
@@ -211,7 +212,6 @@ static void ata_poll(void)
 		struct ata_channel *c = &chans[dk->chan];
 		if (c->busy_drive == i) {
 			if (deadline_passed(c->busy_deadline)) {
-				/* bound: soft_reset's 10 us delay and three port writes */
 				unsigned long f = irq_save();
 				if (c->busy_drive == i) {
 					dk->timeouts++;
@@ -238,7 +238,7 @@ static void ata_poll(void)
 		st = inb(c->ctl);
 		if ((st & (ATA_SR_BSY | ATA_SR_DRQ)) || !(st & ATA_SR_DRDY))
 			continue;
-		unsigned long f = irq_save();    /* bound: six port writes */
+		unsigned long f = irq_save();
 		c->busy_lba = lba;
 		c->busy_deadline = deadline_in_ms(ATA_READ_TIMEOUT_MS);
 		c->busy_drive = i;
@@ -250,31 +250,31 @@ static void ata_poll(void)
 		outb(c->base + ATA_COMMAND, ATA_CMD_READ_SECTORS);
 		irq_restore(f);
 	}
+	return 0;
 }
 
-static void fields(int i, char *buf, size_t n)
+void ata_source_fields(const struct entropy_source *src, char *buf, size_t n)
 {
-	struct ata_disk *dk = &disks[i];
-	unsigned long f = irq_save();        /* bound: three loads */
-	unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
-	irq_restore(f);
-	snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,
-		(unsigned long)dk->sectors);
+	for (int i = 0; i < 4; i++) {
+		struct ata_disk *dk = &disks[i];
+		if (!dk->present || src != &dk->src)
+			continue;
+		unsigned long f = irq_save();        /* bound: three loads */
+		unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
+		irq_restore(f);
+		snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,
+			(unsigned long)dk->sectors);
+	}
 }
-static void fields0(char *b, size_t n) { fields(0, b, n); }
-static void fields1(char *b, size_t n) { fields(1, b, n); }
-static void fields2(char *b, size_t n) { fields(2, b, n); }
-static void fields3(char *b, size_t n) { fields(3, b, n); }
-static void (*const field_fns[4])(char *, size_t) = { fields0, fields1, fields2, fields3 };
 
-void ata_init(void)
+int ata_init(struct rng *r, enum ata_mode mode)
 {
 	static uint16_t id[256];
-	if (boot_opts.ata == ATA_OFF) {
+	if (mode == ATA_OFF) {
 		kprintf("ata: off\r\n");
-		return;
+		return -1;
 	}
-	int trusted = boot_opts.ata == ATA_TRUSTED;
+	int trusted = mode == ATA_TRUSTED;
 	for (int ch = 0; ch < 2; ch++) {
 		struct ata_channel *c = &chans[ch];
 		if (inb(c->base + ATA_STATUS) == 0xFF && inb(c->ctl) == 0xFF)
@@ -321,15 +321,15 @@ void ata_init(void)
 			if (chans[ch].present)
 				outb(chans[ch].ctl, 0);
 		kprintf("ata: no disks\r\n");
-		return;
+		return -1;
 	}
+	ata_rng = r;
 	for (int i = 0; i < 4; i++) {
 		struct ata_disk *dk = &disks[i];
 		if (!dk->present)
 			continue;
-		create_entropy_source(&rng_live, &dk->src, dk->name, chans[dk->chan].irq,
+		create_entropy_source(r, &dk->src, dk->name, chans[dk->chan].irq,
 			trusted, ATA_GRANULARITY_KHZ);
-		sources_add_fields(&dk->src, field_fns[i]);
 		dk->next_read = deadline_in_ms(0);
 	}
 	for (int ch = 0; ch < 2; ch++) {
@@ -345,5 +345,5 @@ void ata_init(void)
 			outb(c->ctl, 0);
 		}
 	}
-	kernel_add_poller(ata_poll);
+	return 0;
 }

@@ -1,5 +1,4 @@
-/* Seed the pools at boot: CMOS time of day, the clock, the multiboot info. No credit. */
-#include <string.h>
+/* MC146818 CMOS real-time clock: the time-of-day registers (boot seeding, no credit). */
 #include "drivers/cmos.h"
 #include "cpu.h"
 #include "io.h"
@@ -17,26 +16,11 @@ static uint8_t cmos_read(uint8_t reg)
 	return inb(CMOS_DATA);
 }
 
-void seed_boot_pools(struct rng *r, const struct multiboot_info *mbi)
+void cmos_read_rtc(uint8_t out[CMOS_RTC_BYTES])
 {
-	uint8_t rtc[10];
-	static const uint8_t regs[10] = { 0x00, 0x02, 0x04, 0x06, 0x07, 0x08, 0x09, 0x32, 0x0A, 0x0B };
+	static const uint8_t regs[CMOS_RTC_BYTES] = { 0x00, 0x02, 0x04, 0x06, 0x07, 0x08, 0x09, 0x32, 0x0A, 0x0B };
 	for (int i = 0; i < CMOS_UIP_POLLS && (cmos_read(CMOS_STATUS_A) & CMOS_UIP); i++)
 		io_delay();
-	for (int i = 0; i < 10; i++)
-		rtc[i] = cmos_read(regs[i]);
-	rng_mix_uncredited(r, rtc, sizeof(rtc));
-
-	uint64_t now = clock_now();
-	rng_mix_uncredited(r, &now, sizeof(now));
-
-	if (!mbi)
-		return;
-	rng_mix_uncredited(r, mbi, sizeof(*mbi));
-	if (mbi->flags & MB_INFO_CMDLINE) {
-		const char *c = (const char *)mbi->cmdline;
-		rng_mix_uncredited(r, c, strnlen(c, 4096));
-	}
-	if ((mbi->flags & MB_INFO_MMAP) && mbi->mmap_length < 4096)
-		rng_mix_uncredited(r, (const void *)mbi->mmap_addr, mbi->mmap_length);
+	for (int i = 0; i < CMOS_RTC_BYTES; i++)
+		out[i] = cmos_read(regs[i]);
 }

@@ -1,7 +1,11 @@
-/* Boot-time pool seeding without credit (what 1999's rand_initialize mixed). */
-#ifndef RAND86_SEED_H
-#define RAND86_SEED_H
-#include "entropy.h"
-#include "boot/multiboot.h"
-void seed_boot_pools(struct rng *r, const struct multiboot_info *mbi);
+/* MC146818 CMOS real-time clock: the time of day, read once to seed the pools. */
+#ifndef RAND86_CMOS_H
+#define RAND86_CMOS_H
+#include <stdint.h>
+
+/* Seconds, minutes, hours, weekday, day, month, year, century, status A, B. */
+#define CMOS_RTC_BYTES 10
+/* Read the clock registers, after (bounded) waiting out an update in progress.
+ * A missing RTC reads 0xFF. */
+void cmos_read_rtc(uint8_t out[CMOS_RTC_BYTES]);
 #endif

@@ -23,8 +23,7 @@
 #include "drivers/i8042.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
-#include "kern/kernel.h"
-#include "app/commands.h"
+#include "lib/kprintf.h"
 #include "entropy.h"
 
 #define I8042_DATA      0x60
@@ -272,15 +271,13 @@ static void i8042_irq(int irq)
 
 /* ---- `sources` fields ---- */
 
-static void kbd_fields(char *buf, size_t n)
+void i8042_source_fields(const struct entropy_source *src, char *buf, size_t n)
 {
-	snprintf(buf, n, "ignored=%lu", (unsigned long)st_kbd_ignored);
-}
-
-static void mouse_fields(char *buf, size_t n)
-{
-	snprintf(buf, n, "packets=%lu resyncs=%lu", (unsigned long)st_packets,
-		(unsigned long)st_resyncs);
+	if (src && src == kbd_src)
+		snprintf(buf, n, "ignored=%lu", (unsigned long)st_kbd_ignored);
+	else if (src && src == mouse_src)
+		snprintf(buf, n, "packets=%lu resyncs=%lu", (unsigned long)st_packets,
+			(unsigned long)st_resyncs);
 }
 
 void i8042_get_stats(struct i8042_stats *out)
@@ -329,32 +326,32 @@ static void absent(void)
 	kprintf("i8042: no controller at 0x60/0x64: keyboard and mouse absent\r\n");
 }
 
-void i8042_init(void)
+int i8042_init(struct rng *rng)
 {
 	int r, cfg, aux = 0, kbd = 1;
 
 	/* Nothing decodes the ports: the bus floats to 0xFF (both buffers "full"). */
 	if (inb(I8042_STATUS) == 0xFF) {
 		absent();
-		return;
+		return -1;
 	}
 	if (ctl_cmd(CMD_KBD_DISABLE, "disable keyboard port") < 0 ||
 	    ctl_cmd(CMD_AUX_DISABLE, "disable aux port") < 0) {
 		absent();
-		return;
+		return -1;
 	}
 	flush_output();
 
 	cfg = ctl_query(CMD_READ_CFG, WAIT_CTL_MS, "config byte");
 	if (cfg < 0) {
 		absent();
-		return;
+		return -1;
 	}
 	cfg &= ~(CFG_KBD_IRQ | CFG_AUX_IRQ | CFG_XLATE);
 	int dual = (cfg & CFG_AUX_OFF) != 0;     /* 0xA7 set it: there is an aux clock */
 	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0) {
 		absent();
-		return;
+		return -1;
 	}
 
 	r = ctl_query(CMD_SELF_TEST, WAIT_TEST_MS, "controller self-test");
@@ -362,12 +359,12 @@ void i8042_init(void)
 		if (r >= 0)
 			kprintf("i8042: controller self-test answered 0x%02x\r\n", (unsigned)r);
 		absent();
-		return;
+		return -1;
 	}
 	/* A self-test may reset the controller (QEMU does): write the config again. */
 	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0) {
 		absent();
-		return;
+		return -1;
 	}
 	have_controller = 1;
 
@@ -412,14 +409,12 @@ void i8042_init(void)
 
 	/* Sources and handlers first, then the IRQ enables. */
 	if (kbd) {
-		kbd_src = create_entropy_source(&rng_live, &kbd_src_storage, "keyboard", 1, 1, 1);
-		sources_add_fields(kbd_src, kbd_fields);
+		kbd_src = create_entropy_source(rng, &kbd_src_storage, "keyboard", 1, 1, 1);
 		have_keyboard = 1;
 	}
 	if (aux) {
 		mouse_gap_ticks = (uint64_t)clock_khz() * MOUSE_GAP_MS;
-		mouse_src = create_entropy_source(&rng_live, &mouse_src_storage, "mouse", 12, 1, 1);
-		sources_add_fields(mouse_src, mouse_fields);
+		mouse_src = create_entropy_source(rng, &mouse_src_storage, "mouse", 12, 1, 1);
 		have_mouse = 1;
 	}
 	flush_output();
@@ -436,4 +431,5 @@ void i8042_init(void)
 		kprintf("i8042: final config not written: input may stay silent\r\n");
 	kprintf("i8042: keyboard %s, mouse %s\r\n", kbd ? "on irq 1" : "absent",
 		aux ? "on irq 12" : "absent");
+	return kbd || aux ? 0 : -1;
 }

@@ -1,28 +1,71 @@
-/* Kernel-wide services: console output, the main loop, boot options. */
+/* The kernel layer: console output, the main loop and its one wait, the source fields, the live pools. */
 #ifndef RAND86_KERNEL_H
 #define RAND86_KERNEL_H
 #include <stdint.h>
 #include <stddef.h>
+#include "lib/kprintf.h"
 #include "lib/options.h"
 #include "entropy.h"
 
-extern volatile uint32_t kernel_passes;      /* main-loop passes: the core's "context switches" */
-extern struct boot_options boot_opts;
-extern struct rng rng_live;                  /* the appliance's pools (entropy/) */
-extern uint32_t boot_to_prompt_ms;
+/*
+ * Layers (README "Layers"): boot/ calls app/ and kern/; app/ calls kern/;
+ * kern/ calls drivers/, arch/x86/, entropy/ and lib/; nothing below
+ * includes this header. Drivers get their `struct rng *` and options as
+ * arguments and print through lib/kprintf.h.
+ */
 
-/* Console: COM1 and the VGA mirror. */
-int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern struct boot_options boot_opts;        /* options.c */
+extern struct rng rng_live;                  /* the appliance's pools (seam.c) */
+extern uint32_t boot_to_prompt_ms;           /* loop.c: when the prompt came up */
+
+/* ---- options.c ---- */
+/* Parse the multiboot command line into boot_opts, once; each ignored word
+ * is reported (held by kprintf until the console is up). */
+void kern_options_init(const char *cmdline);
+
+/* ---- console.c: COM1 and the VGA mirror ---- */
+/* Bring up COM1 and the screen, plug them into kprintf, then COM2 at the
+ * same rate; reports what is missing. */
+void console_init(uint32_t baud);
+/* Queue on COM1 (and the screen); runs main-loop passes while COM1's ring is full. */
 void console_write(const char *s, size_t n);
 void console_write_raw(const void *buf, size_t n);    /* COM1 only (binary) */
-/* Report a fault with interrupts off, by polling; never returns control to callers that wait. */
-void panic_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Wait (bounded) until COM1 has sent everything queued. */
+void console_drain(uint32_t timeout_ms);
 
-/* One pass of the main loop's background work (tick flush, stream port,
- * disk reads, dashboard). Long commands call it so the loop keeps passing. */
-void kernel_poll(void);
-/* A poller that made progress and has more to do: the loop must not sleep. */
-void kernel_more_work(void);
-/* kernel_poll, then sleep until the next interrupt (unless work is pending). */
-void kernel_idle(void);
+/* ---- loop.c: the main loop ---- */
+/* Background work for the main loop; must not wait. It returns nonzero
+ * when it made progress and has more to do: the loop must not sleep. */
+void kern_add_poller(int (*fn)(void));
+/* One pass without sleeping: long commands call it between chunks. */
+void kern_yield(void);
+/* One pass, then sleep until the next interrupt (unless work is pending). */
+void kern_idle(void);
+/* The one bounded wait: passes and sleeps until done() or timeout_ms;
+ * 0 when done, -1 when the time ran out. */
+int kern_wait_until(int (*done)(void), uint32_t timeout_ms);
+/* Main-loop passes so far (the entropy core's "context switches"). */
+uint32_t kern_passes(void);
+/* Never returns: notes boot_to_prompt_ms, app_start(), then app_poll() and
+ * a pass, forever; app_pending() says the application has input waiting,
+ * so the loop must not sleep. */
+void kern_loop(void (*app_start)(void), void (*app_poll)(void), int (*app_pending)(void))
+	__attribute__((noreturn));
+
+/* ---- devices.c: the interrupt-source devices ---- */
+/* Probe them in a fixed order with the live pools and the boot options;
+ * each reports itself; pollers and `sources` fields are hooked up here. */
+void devices_init(struct rng *r, const struct boot_options *o);
+
+/* ---- sources.c: extra `key=value` fields on a `sources` line ---- */
+/* fn writes the fields of src into buf if src is one of its own, else nothing. */
+typedef void (*source_fields_fn)(const struct entropy_source *src, char *buf, size_t n);
+void sources_add_fields(source_fields_fn fn);
+/* The extra fields of src ("" when none). */
+void sources_fields(const struct entropy_source *src, char *buf, size_t n);
+
+/* ---- seam.c: the live pools and the entropy core's seam ---- */
+/* rng_init with the boot option's estimator, the default instance for
+ * NULL-handle samples, and the SHA-1 known-answer test (halts on failure). */
+void rng_live_init(enum credit_mode credit);
 #endif
