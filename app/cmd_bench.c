@@ -71,26 +71,6 @@ static uint32_t net(uint32_t med, uint32_t overhead)
 	return med > overhead ? med - overhead : 1;
 }
 
-/*
- * v1.89's add_timer_randomness() with this tree's pieces: read the clock,
- * the delta-of-deltas estimate, mix two words straight into the pool and
- * credit it, under one irq_save. The baseline the 2002 sample path
- * (estimate into the batch, flushed by the tick) is compared with.
- */
-static void sample_1999(struct entropy_source *s, uint32_t datum)
-{
-	unsigned long f = entropy_irq_save();   /* bound: one sample, a few us */
-	uint32_t t = (uint32_t)entropy_now();
-	unsigned bits = rng_tso_estimate(s, t);
-	uint32_t w[2] = { datum, t };
-
-	rng_mix_words(&pool1999, w, 2);
-	pool1999.entropy_count += (int)bits;
-	if (pool1999.entropy_count > (int)(pool1999.poolwords * 32))
-		pool1999.entropy_count = (int)(pool1999.poolwords * 32);
-	entropy_irq_restore(f);
-}
-
 enum op { OP_EMPTY, OP_ADD, OP_1999, OP_XYMORON, OP_TSO };
 
 static void run_op(enum op op, uint32_t i)
@@ -102,7 +82,7 @@ static void run_op(enum op op, uint32_t i)
 		add_timing_entropy(&bench_src, 0x1c ^ i);
 		break;
 	case OP_1999:
-		sample_1999(&bench_src, 0x1c ^ i);
+		rng_sample_1999(&pool1999, &bench_src, 0x1c ^ i);
 		break;
 	case OP_XYMORON:
 		rng_xymoron_estimate(&est_src, (uint32_t)entropy_now(), kern_passes());
@@ -172,7 +152,10 @@ int cmd_bench(int argc, char **argv)
 	for (uint32_t r = 0; r < FLUSH_REPS; r++) {
 		for (uint32_t j = 0; j < RNG_BATCH_WORDS; j++)
 			add_timing_entropy(&bench_src, j);
-		scratch.primary.entropy_count = 0;
+		/* An empty primary, so every flush fills it (as the tick's does):
+		 * reads take what the last flush credited, outside the bracket. */
+		while (rng_read_random(&scratch, out, sizeof(out)))
+			;
 		uint64_t t0 = bench_now();
 		rng_batch_flush(&scratch);
 		uint64_t d = bench_now() - t0;
