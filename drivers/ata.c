@@ -80,7 +80,6 @@ static struct ata_channel chans[2] = {
 };
 static struct ata_disk disks[4];
 static struct rng *ata_rng;         /* the pools the disks feed; read addresses come from it too */
-static int ndisks;
 static uint16_t sector_buf[256];    /* data read by the IRQ handler, discarded */
 
 static void delay_400ns(const struct ata_channel *c)
@@ -267,56 +266,66 @@ void ata_source_fields(const struct entropy_source *src, char *buf, size_t n)
 	}
 }
 
-int ata_init(struct rng *r, enum ata_mode mode)
+/* IDENTIFY drive idx (channel idx/2, master or slave) and report it:
+ * 1 and disks[idx] filled for a usable LBA disk, else 0. */
+static int probe_disk(int idx, int trusted)
 {
 	static uint16_t id[256];
-	if (mode == ATA_OFF) {
-		kprintf("ata: off\r\n");
-		return -1;
+	int ch = idx / 2, sl = idx % 2;
+	struct ata_disk *dk = &disks[idx];
+	snprintf(dk->name, sizeof(dk->name), "ata%d", idx);
+	int r = identify(&chans[ch], sl, id);
+	if (r == -2)
+		kprintf("%s: ATAPI or non-ATA device: skipped\r\n", dk->name);
+	if (r == -1)
+		kprintf("%s: no answer to IDENTIFY: skipped\r\n", dk->name);
+	if (r != 1)
+		return 0;
+	uint32_t sectors = id[60] | ((uint32_t)id[61] << 16);
+	if (!(id[49] & 0x0200) || sectors == 0) {
+		kprintf("%s: no LBA support: skipped\r\n", dk->name);
+		return 0;
 	}
-	int trusted = mode == ATA_TRUSTED;
+	if (sectors > ATA_LBA28_MAX)
+		sectors = ATA_LBA28_MAX;
+	id_string(id, 27, 20, dk->model);
+	dk->present = 1;
+	dk->chan = ch;
+	dk->slave = sl;
+	dk->sectors = sectors;
+	kprintf("%s: %s %s, %lu sectors (%lu MiB), %s\r\n", dk->name,
+		ch ? "secondary" : "primary", sl ? "slave" : "master",
+		(unsigned long)sectors, (unsigned long)(sectors >> 11),
+		trusted ? "trusted" : "untrusted");
+	kprintf("%s: model '%s'\r\n", dk->name, dk->model);
+	return 1;
+}
+
+/* Both channels: a floating bus is no channel; each drive is probed with
+ * the channel's interrupt off (nIEN). Returns the disks found. */
+static int probe_channels(int trusted)
+{
+	int n = 0;
 	for (int ch = 0; ch < 2; ch++) {
 		struct ata_channel *c = &chans[ch];
 		if (inb(c->base + ATA_STATUS) == 0xFF && inb(c->ctl) == 0xFF)
 			continue;                /* floating bus: no channel */
 		c->present = 1;
 		outb(c->ctl, ATA_CTL_NIEN);  /* no interrupts while probing */
-		for (int sl = 0; sl < 2; sl++) {
-			int idx = ch * 2 + sl;
-			struct ata_disk *dk = &disks[idx];
-			snprintf(dk->name, sizeof(dk->name), "ata%d", idx);
-			int r = identify(c, sl, id);
-			if (r == -2) {
-				kprintf("%s: ATAPI or non-ATA device: skipped\r\n", dk->name);
-				continue;
-			}
-			if (r == -1) {
-				kprintf("%s: no answer to IDENTIFY: skipped\r\n", dk->name);
-				continue;
-			}
-			if (r == 0)
-				continue;
-			uint32_t sectors = id[60] | ((uint32_t)id[61] << 16);
-			if (!(id[49] & 0x0200) || sectors == 0) {
-				kprintf("%s: no LBA support: skipped\r\n", dk->name);
-				continue;
-			}
-			if (sectors > ATA_LBA28_MAX)
-				sectors = ATA_LBA28_MAX;
-			id_string(id, 27, 20, dk->model);
-			dk->present = 1;
-			dk->chan = ch;
-			dk->slave = sl;
-			dk->sectors = sectors;
-			ndisks++;
-			kprintf("%s: %s %s, %lu sectors (%lu MiB), %s\r\n", dk->name,
-				ch ? "secondary" : "primary", sl ? "slave" : "master",
-				(unsigned long)sectors, (unsigned long)(sectors >> 11),
-				trusted ? "trusted" : "untrusted");
-			kprintf("%s: model '%s'\r\n", dk->name, dk->model);
-		}
+		n += probe_disk(ch * 2, trusted);
+		n += probe_disk(ch * 2 + 1, trusted);
 	}
-	if (!ndisks) {
+	return n;
+}
+
+int ata_init(struct rng *r, enum ata_mode mode)
+{
+	if (mode == ATA_OFF) {
+		kprintf("ata: off\r\n");
+		return -1;
+	}
+	int trusted = mode == ATA_TRUSTED;
+	if (!probe_channels(trusted)) {
 		for (int ch = 0; ch < 2; ch++)
 			if (chans[ch].present)
 				outb(chans[ch].ctl, 0);
@@ -336,14 +345,10 @@ int ata_init(struct rng *r, enum ata_mode mode)
 		struct ata_channel *c = &chans[ch];
 		if (!c->present)
 			continue;
-		int used = disks[ch * 2].present || disks[ch * 2 + 1].present;
 		(void)inb(c->base + ATA_STATUS);          /* drop any stale INTRQ */
-		if (used) {
+		if (disks[ch * 2].present || disks[ch * 2 + 1].present)
 			irq_register(c->irq, ata_irq);
-			outb(c->ctl, 0);                       /* nIEN clear: interrupts on */
-		} else {
-			outb(c->ctl, 0);
-		}
+		outb(c->ctl, 0);                           /* nIEN clear: interrupts on */
 	}
 	return 0;
 }
