@@ -8,10 +8,11 @@
 #include "entropy.h"
 
 /*
- * Layers (README "Layers"): boot/ calls app/ and kern/; app/ calls kern/;
- * kern/ calls drivers/, arch/x86/, entropy/ and lib/; nothing below
- * includes this header. Drivers get their `struct rng *` and options as
- * arguments and print through lib/kprintf.h.
+ * Layers (README "The source tree"): boot/ -> app/ -> kern/ -> drivers/ ->
+ * arch/x86/, with entropy/ and lib/ below them all; a file includes its own
+ * layer or lower. Nothing in drivers/ or arch/ includes this header: they
+ * get their `struct rng *` and options as arguments at init and print
+ * through lib/kprintf.h.
  */
 
 extern struct boot_options boot_opts;        /* options.c */
