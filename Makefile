@@ -25,7 +25,7 @@ KLDFLAGS := -m elf_i386 -T link.ld -nostdlib -z noexecstack --no-warn-rwx-segmen
 
 include entropy/entropy.mk
 
-KSRCS := $(wildcard boot/*.c arch/x86/*.c drivers/*.c lib/*.c) $(ENTROPY_SRCS)
+KSRCS := $(wildcard boot/*.c kern/*.c app/*.c arch/x86/*.c drivers/*.c lib/*.c) $(ENTROPY_SRCS)
 KASMS := $(wildcard boot/*.S arch/x86/*.S)
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS)) $(patsubst %.S,$(BUILD)/k/%.o,$(KASMS))
 LIBGCC := $(shell gcc -m32 -print-libgcc-file-name)
@@ -55,7 +55,7 @@ $(NEWLIB_STAMP): | deps
 
 # The VGA dashboard redraws one row per main-loop pass four times a second:
 # cold code, built for size (-Os saves ~3.8 KB) to keep text+data < 64 KiB.
-$(BUILD)/k/boot/dashboard.o: KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
+$(BUILD)/k/app/dashboard.o: KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/ata.h"
-#include "drivers/devices.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "lib/kprintf.h"
+#include "lib/options.h"
+#include "entropy.h"
 #include "cpu.h"
 #include "io.h"
 
@@ -79,7 +79,7 @@ static struct ata_channel chans[2] = {
 	{ 0x170, 0x376, 15, 0, -1, 0, {0}, 0 },
 };
 static struct ata_disk disks[4];
-static int ndisks;
+static struct rng *ata_rng;         /* the pools the disks feed; read addresses come from it too */
 static uint16_t sector_buf[256];    /* data read by the IRQ handler, discarded */
 
 static void delay_400ns(const struct ata_channel *c)
@@ -201,9 +201,9 @@ static void soft_reset(struct ata_channel *c)
 	 * to clear before issuing the next command (no wait here). */
 }
 
-static void ata_poll(void)
+int ata_poll(void)
 {
-	struct rng *r = &rng_live;
+	struct rng *r = ata_rng;
 	for (int i = 0; i < 4; i++) {
 		struct ata_disk *dk = &disks[i];
 		if (!dk->present)
@@ -211,7 +211,6 @@ static void ata_poll(void)
 		struct ata_channel *c = &chans[dk->chan];
 		if (c->busy_drive == i) {
 			if (deadline_passed(c->busy_deadline)) {
-				/* bound: soft_reset's 10 us delay and three port writes */
 				unsigned long f = irq_save();
 				if (c->busy_drive == i) {
 					dk->timeouts++;
@@ -238,7 +237,7 @@ static void ata_poll(void)
 		st = inb(c->ctl);
 		if ((st & (ATA_SR_BSY | ATA_SR_DRQ)) || !(st & ATA_SR_DRDY))
 			continue;
-		unsigned long f = irq_save();    /* bound: six port writes */
+		unsigned long f = irq_save();
 		c->busy_lba = lba;
 		c->busy_deadline = deadline_in_ms(ATA_READ_TIMEOUT_MS);
 		c->busy_drive = i;
@@ -250,100 +249,106 @@ static void ata_poll(void)
 		outb(c->base + ATA_COMMAND, ATA_CMD_READ_SECTORS);
 		irq_restore(f);
 	}
+	return 0;
 }
 
-static void fields(int i, char *buf, size_t n)
+void ata_source_fields(const struct entropy_source *src, char *buf, size_t n)
 {
-	struct ata_disk *dk = &disks[i];
-	unsigned long f = irq_save();        /* bound: three loads */
-	unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
-	irq_restore(f);
-	snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,
-		(unsigned long)dk->sectors);
+	for (int i = 0; i < 4; i++) {
+		struct ata_disk *dk = &disks[i];
+		if (!dk->present || src != &dk->src)
+			continue;
+		unsigned long f = irq_save();        /* bound: three loads */
+		unsigned long rd = dk->reads, er = dk->errors, to = dk->timeouts;
+		irq_restore(f);
+		snprintf(buf, n, "reads=%lu errors=%lu timeouts=%lu sectors=%lu", rd, er, to,
+			(unsigned long)dk->sectors);
+	}
 }
-static void fields0(char *b, size_t n) { fields(0, b, n); }
-static void fields1(char *b, size_t n) { fields(1, b, n); }
-static void fields2(char *b, size_t n) { fields(2, b, n); }
-static void fields3(char *b, size_t n) { fields(3, b, n); }
-static void (*const field_fns[4])(char *, size_t) = { fields0, fields1, fields2, fields3 };
 
-void ata_init(void)
+/* IDENTIFY drive idx (channel idx/2, master or slave) and report it:
+ * 1 and disks[idx] filled for a usable LBA disk, else 0. */
+static int probe_disk(int idx, int trusted)
 {
 	static uint16_t id[256];
-	if (boot_opts.ata == ATA_OFF) {
-		kprintf("ata: off\r\n");
-		return;
+	int ch = idx / 2, sl = idx % 2;
+	struct ata_disk *dk = &disks[idx];
+	snprintf(dk->name, sizeof(dk->name), "ata%d", idx);
+	int r = identify(&chans[ch], sl, id);
+	if (r == -2)
+		kprintf("%s: ATAPI or non-ATA device: skipped\r\n", dk->name);
+	if (r == -1)
+		kprintf("%s: no answer to IDENTIFY: skipped\r\n", dk->name);
+	if (r != 1)
+		return 0;
+	uint32_t sectors = id[60] | ((uint32_t)id[61] << 16);
+	if (!(id[49] & 0x0200) || sectors == 0) {
+		kprintf("%s: no LBA support: skipped\r\n", dk->name);
+		return 0;
 	}
-	int trusted = boot_opts.ata == ATA_TRUSTED;
+	if (sectors > ATA_LBA28_MAX)
+		sectors = ATA_LBA28_MAX;
+	id_string(id, 27, 20, dk->model);
+	dk->present = 1;
+	dk->chan = ch;
+	dk->slave = sl;
+	dk->sectors = sectors;
+	kprintf("%s: %s %s, %lu sectors (%lu MiB), %s\r\n", dk->name,
+		ch ? "secondary" : "primary", sl ? "slave" : "master",
+		(unsigned long)sectors, (unsigned long)(sectors >> 11),
+		trusted ? "trusted" : "untrusted");
+	kprintf("%s: model '%s'\r\n", dk->name, dk->model);
+	return 1;
+}
+
+/* Both channels: a floating bus is no channel; each drive is probed with
+ * the channel's interrupt off (nIEN). Returns the disks found. */
+static int probe_channels(int trusted)
+{
+	int n = 0;
 	for (int ch = 0; ch < 2; ch++) {
 		struct ata_channel *c = &chans[ch];
 		if (inb(c->base + ATA_STATUS) == 0xFF && inb(c->ctl) == 0xFF)
 			continue;                /* floating bus: no channel */
 		c->present = 1;
 		outb(c->ctl, ATA_CTL_NIEN);  /* no interrupts while probing */
-		for (int sl = 0; sl < 2; sl++) {
-			int idx = ch * 2 + sl;
-			struct ata_disk *dk = &disks[idx];
-			snprintf(dk->name, sizeof(dk->name), "ata%d", idx);
-			int r = identify(c, sl, id);
-			if (r == -2) {
-				kprintf("%s: ATAPI or non-ATA device: skipped\r\n", dk->name);
-				continue;
-			}
-			if (r == -1) {
-				kprintf("%s: no answer to IDENTIFY: skipped\r\n", dk->name);
-				continue;
-			}
-			if (r == 0)
-				continue;
-			uint32_t sectors = id[60] | ((uint32_t)id[61] << 16);
-			if (!(id[49] & 0x0200) || sectors == 0) {
-				kprintf("%s: no LBA support: skipped\r\n", dk->name);
-				continue;
-			}
-			if (sectors > ATA_LBA28_MAX)
-				sectors = ATA_LBA28_MAX;
-			id_string(id, 27, 20, dk->model);
-			dk->present = 1;
-			dk->chan = ch;
-			dk->slave = sl;
-			dk->sectors = sectors;
-			ndisks++;
-			kprintf("%s: %s %s, %lu sectors (%lu MiB), %s\r\n", dk->name,
-				ch ? "secondary" : "primary", sl ? "slave" : "master",
-				(unsigned long)sectors, (unsigned long)(sectors >> 11),
-				trusted ? "trusted" : "untrusted");
-			kprintf("%s: model '%s'\r\n", dk->name, dk->model);
-		}
+		n += probe_disk(ch * 2, trusted);
+		n += probe_disk(ch * 2 + 1, trusted);
 	}
-	if (!ndisks) {
+	return n;
+}
+
+int ata_init(struct rng *r, enum ata_mode mode)
+{
+	if (mode == ATA_OFF) {
+		kprintf("ata: off\r\n");
+		return -1;
+	}
+	int trusted = mode == ATA_TRUSTED;
+	if (!probe_channels(trusted)) {
 		for (int ch = 0; ch < 2; ch++)
 			if (chans[ch].present)
 				outb(chans[ch].ctl, 0);
 		kprintf("ata: no disks\r\n");
-		return;
+		return -1;
 	}
+	ata_rng = r;
 	for (int i = 0; i < 4; i++) {
 		struct ata_disk *dk = &disks[i];
 		if (!dk->present)
 			continue;
-		create_entropy_source(&rng_live, &dk->src, dk->name, chans[dk->chan].irq,
+		create_entropy_source(r, &dk->src, dk->name, chans[dk->chan].irq,
 			trusted, ATA_GRANULARITY_KHZ);
-		sources_add_fields(&dk->src, field_fns[i]);
 		dk->next_read = deadline_in_ms(0);
 	}
 	for (int ch = 0; ch < 2; ch++) {
 		struct ata_channel *c = &chans[ch];
 		if (!c->present)
 			continue;
-		int used = disks[ch * 2].present || disks[ch * 2 + 1].present;
 		(void)inb(c->base + ATA_STATUS);          /* drop any stale INTRQ */
-		if (used) {
+		if (disks[ch * 2].present || disks[ch * 2 + 1].present)
 			irq_register(c->irq, ata_irq);
-			outb(c->ctl, 0);                       /* nIEN clear: interrupts on */
-		} else {
-			outb(c->ctl, 0);
-		}
+		outb(c->ctl, 0);                           /* nIEN clear: interrupts on */
 	}
-	kernel_add_poller(ata_poll);
+	return 0;
 }

@@ -23,8 +23,7 @@
 #include "drivers/i8042.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "lib/kprintf.h"
 #include "entropy.h"
 
 #define I8042_DATA      0x60
@@ -272,15 +271,13 @@ static void i8042_irq(int irq)
 
 /* ---- `sources` fields ---- */
 
-static void kbd_fields(char *buf, size_t n)
+void i8042_source_fields(const struct entropy_source *src, char *buf, size_t n)
 {
-	snprintf(buf, n, "ignored=%lu", (unsigned long)st_kbd_ignored);
-}
-
-static void mouse_fields(char *buf, size_t n)
-{
-	snprintf(buf, n, "packets=%lu resyncs=%lu", (unsigned long)st_packets,
-		(unsigned long)st_resyncs);
+	if (src && src == kbd_src)
+		snprintf(buf, n, "ignored=%lu", (unsigned long)st_kbd_ignored);
+	else if (src && src == mouse_src)
+		snprintf(buf, n, "packets=%lu resyncs=%lu", (unsigned long)st_packets,
+			(unsigned long)st_resyncs);
 }
 
 void i8042_get_stats(struct i8042_stats *out)
@@ -324,102 +321,81 @@ static int mouse_init(void)
 	return 0;
 }
 
-static void absent(void)
+/* Controller bring-up: both ports off, output flushed, IRQs and
+ * translation off, self-test passed. Returns the config byte to build on
+ * (bit 5 still says whether 0xA7 found an aux clock), or -1. */
+static int controller_init(void)
 {
-	kprintf("i8042: no controller at 0x60/0x64: keyboard and mouse absent\r\n");
-}
-
-void i8042_init(void)
-{
-	int r, cfg, aux = 0, kbd = 1;
-
 	/* Nothing decodes the ports: the bus floats to 0xFF (both buffers "full"). */
-	if (inb(I8042_STATUS) == 0xFF) {
-		absent();
-		return;
-	}
+	if (inb(I8042_STATUS) == 0xFF)
+		return -1;
 	if (ctl_cmd(CMD_KBD_DISABLE, "disable keyboard port") < 0 ||
-	    ctl_cmd(CMD_AUX_DISABLE, "disable aux port") < 0) {
-		absent();
-		return;
-	}
+	    ctl_cmd(CMD_AUX_DISABLE, "disable aux port") < 0)
+		return -1;
 	flush_output();
 
-	cfg = ctl_query(CMD_READ_CFG, WAIT_CTL_MS, "config byte");
-	if (cfg < 0) {
-		absent();
-		return;
-	}
+	int cfg = ctl_query(CMD_READ_CFG, WAIT_CTL_MS, "config byte");
+	if (cfg < 0)
+		return -1;
 	cfg &= ~(CFG_KBD_IRQ | CFG_AUX_IRQ | CFG_XLATE);
-	int dual = (cfg & CFG_AUX_OFF) != 0;     /* 0xA7 set it: there is an aux clock */
-	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0) {
-		absent();
-		return;
-	}
+	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0)
+		return -1;
 
-	r = ctl_query(CMD_SELF_TEST, WAIT_TEST_MS, "controller self-test");
+	int r = ctl_query(CMD_SELF_TEST, WAIT_TEST_MS, "controller self-test");
 	if (r != SELF_TEST_OK) {
 		if (r >= 0)
 			kprintf("i8042: controller self-test answered 0x%02x\r\n", (unsigned)r);
-		absent();
-		return;
+		return -1;
 	}
 	/* A self-test may reset the controller (QEMU does): write the config again. */
-	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0) {
-		absent();
-		return;
-	}
-	have_controller = 1;
+	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0)
+		return -1;
+	return cfg;
+}
 
-	/* Aux port: enabling it must clear config bit 5. */
-	if (dual && ctl_cmd(CMD_AUX_ENABLE, "aux enable") == 0) {
-		r = ctl_query(CMD_READ_CFG, WAIT_CTL_MS, "config byte");
+/* A dual-port controller: 0xA7 set config bit 5, and enabling the aux
+ * port must clear it again. */
+static int aux_port_present(int cfg)
+{
+	int aux = 0;
+	if ((cfg & CFG_AUX_OFF) && ctl_cmd(CMD_AUX_ENABLE, "aux enable") == 0) {
+		int r = ctl_query(CMD_READ_CFG, WAIT_CTL_MS, "config byte");
 		if (r >= 0 && !(r & CFG_AUX_OFF))
 			aux = 1;
 		(void)ctl_cmd(CMD_AUX_DISABLE, "disable aux port");
 	}
+	return aux;
+}
 
-	r = ctl_query(CMD_KBD_TEST, WAIT_CTL_MS, "keyboard port test");
-	if (r != 0x00) {
-		if (r >= 0)
-			kprintf("i8042: keyboard port test answered 0x%02x\r\n", (unsigned)r);
-		kbd = 0;
-	}
-	if (aux) {
-		r = ctl_query(CMD_AUX_TEST, WAIT_CTL_MS, "aux port test");
-		if (r != 0x00) {
-			if (r >= 0)
-				kprintf("i8042: aux port test answered 0x%02x\r\n", (unsigned)r);
-			aux = 0;
-		}
-	}
+/* Interface test of one port (0xAB or 0xA9): 1 when it answers 0x00. */
+static int port_test(uint8_t cmd, const char *what)
+{
+	int r = ctl_query(cmd, WAIT_CTL_MS, what);
+	if (r > 0)
+		kprintf("i8042: %s answered 0x%02x\r\n", what, (unsigned)r);
+	return r == 0x00;
+}
 
-	/* Keyboard: port on, scanning on (its only command). */
+/* Keyboard: port on, scanning on (its only command). 1 when the port is on. */
+static int keyboard_init(void)
+{
+	if (ctl_cmd(CMD_KBD_ENABLE, "enable keyboard port") < 0)
+		return 0;
+	if (dev_cmd(PORT_KBD, DEV_ENABLE, "keyboard enable scanning") < 0)
+		kprintf("keyboard: no ACK to enable scanning; keeping the port\r\n");
+	return 1;
+}
+
+/* Sources and handlers first, then the IRQ enables in the final config. */
+static void i8042_start(struct rng *rng, int cfg, int kbd, int aux)
+{
 	if (kbd) {
-		if (ctl_cmd(CMD_KBD_ENABLE, "enable keyboard port") < 0)
-			kbd = 0;
-		else if (dev_cmd(PORT_KBD, DEV_ENABLE, "keyboard enable scanning") < 0)
-			kprintf("keyboard: no ACK to enable scanning; keeping the port\r\n");
-	}
-	if (aux && mouse_init() < 0) {
-		(void)ctl_cmd(CMD_AUX_DISABLE, "disable aux port");
-		aux = 0;
-	}
-	if (!aux)
-		kprintf("mouse: no PS/2 mouse: source absent\r\n");
-	if (!kbd)
-		kprintf("keyboard: port test failed: source absent\r\n");
-
-	/* Sources and handlers first, then the IRQ enables. */
-	if (kbd) {
-		kbd_src = create_entropy_source(&rng_live, &kbd_src_storage, "keyboard", 1, 1, 1);
-		sources_add_fields(kbd_src, kbd_fields);
+		kbd_src = create_entropy_source(rng, &kbd_src_storage, "keyboard", 1, 1, 1);
 		have_keyboard = 1;
 	}
 	if (aux) {
 		mouse_gap_ticks = (uint64_t)clock_khz() * MOUSE_GAP_MS;
-		mouse_src = create_entropy_source(&rng_live, &mouse_src_storage, "mouse", 12, 1, 1);
-		sources_add_fields(mouse_src, mouse_fields);
+		mouse_src = create_entropy_source(rng, &mouse_src_storage, "mouse", 12, 1, 1);
 		have_mouse = 1;
 	}
 	flush_output();
@@ -434,6 +410,32 @@ void i8042_init(void)
 	cfg |= aux ? CFG_AUX_IRQ : CFG_AUX_OFF;
 	if (ctl_write(CMD_WRITE_CFG, (uint8_t)cfg, "config byte") < 0)
 		kprintf("i8042: final config not written: input may stay silent\r\n");
+}
+
+int i8042_init(struct rng *rng)
+{
+	int cfg = controller_init();
+	if (cfg < 0) {
+		kprintf("i8042: no controller at 0x60/0x64: keyboard and mouse absent\r\n");
+		return -1;
+	}
+	have_controller = 1;
+	int aux = aux_port_present(cfg);
+	int kbd = port_test(CMD_KBD_TEST, "keyboard port test");
+	if (aux)
+		aux = port_test(CMD_AUX_TEST, "aux port test");
+	if (kbd)
+		kbd = keyboard_init();
+	if (aux && mouse_init() < 0) {
+		(void)ctl_cmd(CMD_AUX_DISABLE, "disable aux port");
+		aux = 0;
+	}
+	if (!aux)
+		kprintf("mouse: no PS/2 mouse: source absent\r\n");
+	if (!kbd)
+		kprintf("keyboard: port test failed: source absent\r\n");
+	i8042_start(rng, cfg, kbd, aux);
 	kprintf("i8042: keyboard %s, mouse %s\r\n", kbd ? "on irq 1" : "absent",
 		aux ? "on irq 12" : "absent");
+	return kbd || aux ? 0 : -1;
 }

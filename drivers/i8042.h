@@ -3,10 +3,17 @@
 #define RAND86_I8042_H
 #include <stdint.h>
 
+#include <stddef.h>
+
+struct rng;
+struct entropy_source;
 /* Bring up the controller and its devices; registers the trusted sources
- * `keyboard` and, when a PS/2 mouse answers, `mouse`. Absence is reported
- * once in the boot log; every wait is bounded. Call with interrupts on. */
-void i8042_init(void);
+ * `keyboard` and, when a PS/2 mouse answers, `mouse`, on r. Absence is
+ * reported once in the boot log; every wait is bounded. Call with
+ * interrupts on. 0 when either source is there, -1 when neither is. */
+int i8042_init(struct rng *r);
+/* The `sources` line fields of the keyboard or mouse source (nothing for others). */
+void i8042_source_fields(const struct entropy_source *src, char *buf, size_t n);
 
 /* What the driver found and counted (for tests and the sources line). */
 struct i8042_stats {

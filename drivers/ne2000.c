@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include "drivers/ne2000.h"
 #include "drivers/pci.h"
-#include "drivers/devices.h"
-#include "boot/kernel.h"
-#include "boot/commands.h"
+#include "lib/kprintf.h"
+#include "lib/options.h"
+#include "entropy.h"
 #include "lib/fmt.h"
 #include "cpu.h"
 #include "io.h"
@@ -290,7 +290,7 @@ static void receiver_restart(void)
  * keeps off). Left-over frames are taken in masked sections of at most
  * MAX_FRAMES_PER_IRQ headers each (the same bound as ne_irq), so ne_irq
  * can run between them and sees the ring consistent. */
-static void ne_poll(void)
+int ne2000_poll(void)
 {
 	if (nic.restart_pending) {
 		nic.restarting = 1;
@@ -302,19 +302,20 @@ static void ne_poll(void)
 		nic.restarting = 0;
 		outb(nic.io + NE_IMR, IMR_BITS);
 		irq_restore(f);
-		return;
+		return 0;
 	}
 	for (int i = 0; i < MAX_FRAMES_PER_PASS / MAX_FRAMES_PER_IRQ && nic.rx_pending; i++) {
 		unsigned long f = irq_save();
 		nic.rx_pending = drain_ring(MAX_FRAMES_PER_IRQ);
 		irq_restore(f);
 	}
-	if (nic.rx_pending || nic.restart_pending)
-		kernel_more_work();
+	return nic.rx_pending || nic.restart_pending;     /* more frames, or a restart, next pass */
 }
 
-static void ne_fields(char *buf, size_t n)
+void ne2000_source_fields(const struct entropy_source *src, char *buf, size_t n)
 {
+	if (src != &ne_src)
+		return;
 	unsigned long f = irq_save();        /* bound: six loads, one snapshot */
 	uint64_t v[6] = { nic.frames, nic.runts, nic.oversize, nic.overflows, nic.errors, nic.resets };
 	irq_restore(f);
@@ -457,23 +458,23 @@ static int ne_find_pci(uint16_t *io, int *irq)
 	return 0;
 }
 
-void ne2000_init(void)
+int ne2000_init(struct rng *r, const struct boot_options *o)
 {
-	if (boot_opts.net == NET_OFF) {
+	if (o->net == NET_OFF) {
 		kprintf("ne2k: off\r\n");
-		return;
+		return -1;
 	}
 	struct boot_options defaults;
 	options_defaults(&defaults);
-	int given = boot_opts.ne2k_given;
-	uint16_t io = (uint16_t)boot_opts.ne2k_io;
-	int irq = (int)boot_opts.ne2k_irq;
+	int given = o->ne2k_given;
+	uint16_t io = (uint16_t)o->ne2k_io;
+	int irq = (int)o->ne2k_irq;
 	if (irq == 2)
 		irq = 9;                         /* IRQ 2 of an 8-bit card is the AT's IRQ 9 */
 	if (given && irq_in_use(irq)) {
 		/* a line a fixed device already has (COM1's 4, the disk's 14): as any
 		 * bad option, warned about and the default kept */
-		kprintf("warning: ignoring boot option '%s'\r\n", boot_opts.ne2k_word);
+		kprintf("warning: ignoring boot option '%s'\r\n", o->ne2k_word);
 		given = 0;
 		io = (uint16_t)defaults.ne2k_io;
 		irq = (int)defaults.ne2k_irq;
@@ -491,21 +492,20 @@ void ne2000_init(void)
 	if (!found) {
 		if (given)
 			kprintf("ne2k: no NE2000 at 0x%x irq %d: network source absent\r\n",
-				(unsigned)boot_opts.ne2k_io, want_irq);
+				(unsigned)o->ne2k_io, want_irq);
 		else if (!isa_seen)
 			kprintf("ne2k: no NE2000 at 0x%x irq %lu or on PCI: network source absent\r\n",
 				(unsigned)defaults.ne2k_io, (unsigned long)defaults.ne2k_irq);
-		return;
+		return -1;
 	}
 	if (irq_register(irq, ne_irq) < 0) {
 		kprintf("ne2k: irq %d already in use: network source absent\r\n", irq);
-		return;
+		return -1;
 	}
 	kprintf("ne2k0: %s NE2000 at 0x%x irq %d, mac %02x:%02x:%02x:%02x:%02x:%02x, untrusted\r\n",
 		nic.pci ? "PCI" : "ISA", (unsigned)io, irq, nic.mac[0], nic.mac[1], nic.mac[2],
 		nic.mac[3], nic.mac[4], nic.mac[5]);
-	create_entropy_source(&rng_live, &ne_src, "ne2k0", irq, 0, 1);
-	sources_add_fields(&ne_src, ne_fields);
-	kernel_add_poller(ne_poll);
+	create_entropy_source(r, &ne_src, "ne2k0", irq, 0, 1);
 	outb(io + NE_IMR, IMR_BITS);
+	return 0;
 }

@@ -3,7 +3,7 @@
 #include "serial.h"
 #include "io.h"
 #include "cpu.h"
-#include "boot/kernel.h"
+#include "lib/kprintf.h"
 #include "entropy.h"
 #include "lib/uart_tx.h"
 
@@ -55,6 +55,7 @@ struct uart {
 	unsigned rx_mark;                       /* a byte value counted on arrival, kept or not */
 	volatile uint32_t rx_marks;
 	struct entropy_source src;              /* untrusted: bytes anyone can send */
+	struct entropy_source *srcp;            /* &src once registered, NULL before */
 	volatile uint32_t tx_head, tx_tail;     /* head: writer, tail: IRQ */
 	volatile uint32_t rx_head, rx_tail;     /* head: IRQ, tail: reader */
 	uint8_t tx[TX_RING];
@@ -109,7 +110,7 @@ static void uart_rx(int port, struct uart *u)
 		uint8_t c = inb(u->base + UART_RBR);
 		serial_rx_bytes[port]++;
 		/* before serial_sources_init, mixed uncredited into the default pool */
-		add_timing_entropy(u->src.rng ? &u->src : NULL, c | (uint32_t)port << 8);
+		add_timing_entropy(u->srcp, c | (uint32_t)port << 8);
 		if (c == u->rx_mark)
 			u->rx_marks++;
 		uint32_t next = (u->rx_head + 1) % RX_RING;
@@ -174,7 +175,7 @@ void serial_enable_irq(int port)
 }
 
 /* After clock_init: the sources' shift comes from the clock's rate. */
-void serial_sources_init(void)
+void serial_sources_init(struct rng *r)
 {
 	for (int port = COM1; port <= COM2; port++) {
 		struct uart *u = &uarts[port];
@@ -183,7 +184,7 @@ void serial_sources_init(void)
 		kprintf("com%d: %s, irq %d\r\n", port + 1,
 			u->fifo > 1 ? "16550A, 16-byte FIFO" : "no FIFO (16450 or 8250), a byte per interrupt",
 			u->irq);
-		create_entropy_source(&rng_live, &u->src, uart_src_name[port], u->irq, 0, 1);
+		u->srcp = create_entropy_source(r, &u->src, uart_src_name[port], u->irq, 0, 1);
 	}
 }
 
@@ -240,18 +241,6 @@ size_t serial_write_some(int port, const void *buf, size_t n)
 	return k;
 }
 
-void serial_write(int port, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	while (n) {
-		size_t k = serial_write_some(port, p, n);
-		p += k;
-		n -= k;
-		if (n)
-			kernel_idle();       /* the host is slow or not reading: wait, keep the loop passing */
-	}
-}
-
 int serial_getc(int port)
 {
 	struct uart *u = &uarts[port];
@@ -262,17 +251,12 @@ int serial_getc(int port)
 	return c;
 }
 
-void serial_drain(int port, uint32_t timeout_ms)
+int serial_tx_done(int port)
 {
 	struct uart *u = &uarts[port];
 	if (!u->present)
-		return;
-	struct deadline d = deadline_in_ms(timeout_ms);
-	while (!deadline_passed(d)) {
-		if (u->tx_tail == u->tx_head && (inb(u->base + UART_LSR) & UART_LSR_TEMT))
-			return;
-		kernel_poll();
-	}
+		return 1;
+	return u->tx_tail == u->tx_head && (inb(u->base + UART_LSR) & UART_LSR_TEMT);
 }
 
 void serial_poll_write(int port, const char *s, size_t n)

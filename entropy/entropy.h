@@ -201,10 +201,6 @@ const char *rng_health_name(enum rng_health h);
 /* The two estimates alone, for tests and tools (thousandths of a bit). */
 uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
 uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
-/* -1000 * log2(p) for an upper bound p of a proportion c/n (6.3.1), 0..8000. */
-uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
-/* floor(2^16 * log2(x)) for x >= 1 (0 for x = 0). */
-uint32_t rng_log2_q16(uint64_t x);
 
 /* Timer tick, outside the hard-IRQ path. Returns bits credited by this flush. */
 unsigned rng_batch_flush(struct rng *r);
@@ -241,22 +237,22 @@ int rng_capture_read(struct rng_capture *cap, uint32_t *raw, uint32_t *shifted);
 
 struct entropy_source *rng_find_source(struct rng *r, const char *name);
 
-/* Exposed pieces, for tests and bench. */
-int rng_log2_16(uint32_t v);                 /* floor(log2(v & 0xffff)); -1 for 0 */
-unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
-unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
-unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
-void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
-extern const uint32_t rng_sha1_iv[5];        /* FIPS 180-4 5.3.1 H(0) */
-/* Boot-time known-answer test of rng_sha1_compress as compiled for this
- * machine: 0 when SHA-1("abc") comes out as published, else -1. */
+/* Boot-time known-answer test of the SHA-1 compression as compiled for
+ * this machine: 0 when SHA-1("abc") comes out as published, else -1. */
 int rng_sha1_selftest(void);
-void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
+
+/* ---- For `bench`: the pieces it times on its own scratch state ---- */
+/* The Ts'o (1999, v1.89) delta-of-deltas estimate of one sample; updates
+ * src's 1999 state. */
+unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
 /* Xymoron (patch 1/4) estimate of one sample; updates src's Xymoron state. */
 unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t switches);
-/* Pool setup (zeroed words, 128 or 32 words) and the bare hash-and-fold
- * extraction (no accounting, no transfer): the reference for tests. */
+/* Pool setup: zeroed words, 128 or 32 of them. */
 void rng_pool_init(struct rng_pool *p, unsigned poolwords);
-void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);
+/* v1.89's add_timer_randomness: estimate, mix into p and credit it at once. */
+void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum);
+
+/* Struct fields above are for entropy/ and its tests (entropy_internal.h):
+ * everything else goes through these functions. */
 
 #endif

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 
 /*
  * Both estimators look at the same thing: the low 32 bits of the clock at

@@ -82,7 +82,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 
 /* 2.576 (the standard's z for a 99% one-sided bound), in thousandths */
 #define RNG_Z_MILLI 2576u

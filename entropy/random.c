@@ -258,7 +258,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 
 #define RNG_POOL_BITS(p)    ((int)(p)->poolwords * 32)
 
@@ -891,6 +891,24 @@ void add_timing_entropy(struct entropy_source *src, uint32_t datum)
 void add_untrusted_entropy(struct rng *r, uint32_t datum)
 {
 	rng_sample(r, r->untrusted_sink, datum, 1);
+}
+
+/*
+ * v1.89's add_timer_randomness() with this tree's pieces: read the clock,
+ * the delta-of-deltas estimate, mix two words straight into the pool and
+ * credit it, under one irq_save. Not on any path of the appliance: the
+ * baseline `bench` times the 2002 sample path (estimate into the batch,
+ * flushed by the tick) against.
+ */
+void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum)
+{
+	unsigned long flags = entropy_irq_save();   /* bound: one sample, a few us */
+	uint32_t t = (uint32_t)entropy_now();
+	uint32_t w[2] = { datum, t };
+
+	rng_mix_words(p, w, 2);
+	rng_credit(p, rng_tso_estimate(src, t));
+	entropy_irq_restore(flags);
 }
 
 /**********************************************************************

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 
 /*
  * The pool is hashed as 32-bit words in host order, 16 at a time, as

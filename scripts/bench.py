@@ -396,7 +396,7 @@ def main():
         "",
         "How the figures are taken:",
         "",
-        "- QEMU bench: the console command `bench` (boot/cmd_bench.c), run %d times in" % BENCH_RUNS,
+        "- QEMU bench: the console command `bench` (app/cmd_bench.c), run %d times in" % BENCH_RUNS,
         "  one boot, median of each key. It works on a scratch `struct rng` with its own",
         "  source, never the live pools. With the TSC each operation is timed alone",
         "  (rdtsc) and the median of 255 (31 flushes, 5 reads of 1000 urandom bytes) is",

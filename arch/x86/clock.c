@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include "cpu.h"
 #include "io.h"
-#include "boot/kernel.h"
+#include "lib/kprintf.h"
 #include "entropy.h"
 #include "lib/pitclock.h"
 
@@ -125,6 +125,8 @@ void clock_init(void)
 		outb(PORT_B, (b & ~PORT_B_SPEAKER) | PORT_B_GATE2);
 		pit_track_merged_ticks();
 	}
+	kprintf("clock: %s, cpu_khz %lu, hz %lu\r\n", have_tsc ? "tsc" : "pit",
+		(unsigned long)khz, (unsigned long)pit_hz());
 }
 
 int clock_is_tsc(void) { return have_tsc; }
@@ -174,9 +176,9 @@ void clock_delay_us(uint32_t us)
 		;
 }
 
-/* ---- The entropy core's seam (entropy/entropy.h) ---- */
+/* ---- The entropy core's seam (entropy/entropy.h): time and the interrupt
+ * flag; the "context switch" count is the kernel layer's (kern/seam.c). ---- */
 uint64_t entropy_now(void) { return clock_now(); }
 uint32_t entropy_clock_khz(void) { return khz; }
-uint32_t entropy_context_switches(void) { return kernel_passes; }
 unsigned long entropy_irq_save(void) { return irq_save(); }
 void entropy_irq_restore(unsigned long flags) { irq_restore(flags); }

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include "cpu.h"
 #include "io.h"
-#include "boot/kernel.h"
+#include "lib/kprintf.h"
 
 struct __attribute__((packed)) idt_entry {
 	uint16_t off_lo, sel;

@@ -1,4 +1,4 @@
-"""VGA text dashboard (boot/dashboard.c): read the screen back with QMP pmemsave
+"""VGA text dashboard (app/dashboard.c): read the screen back with QMP pmemsave
 and compare it with `status` and `sources` after injected input.
 
 The dashboard redraws every 250 ms; after the last input the test waits 1 s,

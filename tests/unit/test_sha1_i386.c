@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 #include "io.h"
 
 void rng_sha1_compress_portable(uint32_t state[5], const uint32_t block[16]);

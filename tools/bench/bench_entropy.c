@@ -12,7 +12,7 @@
 #include <string.h>
 #include <valgrind/callgrind.h>
 
-#include "entropy.h"
+#include "entropy_internal.h"
 
 extern uint64_t stub_time;
 extern uint32_t stub_switches, stub_clock_khz;
@@ -30,24 +30,6 @@ static uint8_t buf[BENCH_URANDOM_BYTES];
 static uint64_t bench_time(unsigned i)
 {
 	return 1000000ull + (uint64_t)i * 97003u + (uint64_t)((i * 7919u) % 40009u) * 13u;
-}
-
-/* v1.89's add_timer_randomness(), as boot/cmd_bench.c's sample_1999: read
- * the clock, the delta-of-deltas estimate, mix two words straight into
- * the pool and credit it, under one irq_save. The baseline of the 1.5x
- * target for the interrupt path. */
-static void __attribute__((noinline)) sample_1999(struct entropy_source *s, uint32_t datum)
-{
-	unsigned long f = entropy_irq_save();
-	uint32_t t = (uint32_t)entropy_now();
-	unsigned bits = rng_tso_estimate(s, t);
-	uint32_t w[2] = { datum, t };
-
-	rng_mix_words(&pool1999, w, 2);
-	pool1999.entropy_count += (int)bits;
-	if (pool1999.entropy_count > (int)(pool1999.poolwords * 32))
-		pool1999.entropy_count = (int)(pool1999.poolwords * 32);
-	entropy_irq_restore(f);
 }
 
 /* The name is a literal "operation/reps": nothing but the request itself
@@ -90,7 +72,7 @@ int main(void)
 	for (i = 0; i < BENCH_REPS; i++) {
 		stub_time = tso_times[i];
 		CALLGRIND_ZERO_STATS;
-		sample_1999(&kbd1999, 0x1c);
+		rng_sample_1999(&pool1999, &kbd1999, 0x1c);
 		bench_dump("add_timing_entropy_1999/1");
 	}
 	rng_batch_flush(&r);

@@ -1,7 +1,7 @@
 /* System commands: status, reboot, halt. */
-#include "boot/commands.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "cpu.h"
 #include "io.h"
 #include "drivers/serial.h"
@@ -34,7 +34,7 @@ int cmd_status(int argc, char **argv)
 	kprintf("batch_flushes: %s\r\n", u64_str(b, st.batch_flushes));
 	kprintf("batch_overwrites: %s\r\n", u64_str(b, st.batch_overwrites));
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
-	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kernel_passes);
+	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kern_passes());
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
 	kprintf("console_rx_dropped: %s\r\n", u64_str(b, serial_rx_dropped[COM1]));
 	return 0;
@@ -46,7 +46,7 @@ int cmd_reboot(int argc, char **argv)
 	if (argc != 1)
 		return cmd_error("usage: reboot");
 	kprintf("ok\r\n");
-	serial_drain(COM1, 1000);
+	console_drain(1000);
 	cpu_reboot();
 }
 
@@ -60,7 +60,7 @@ int cmd_halt(int argc, char **argv)
 			return -1;
 	}
 	kprintf("ok\r\n");
-	serial_drain(COM1, 1000);
+	console_drain(1000);
 	outb(DEBUG_EXIT_PORT, (uint8_t)code);
 	/* Not under QEMU's isa-debug-exit: stop here. */
 	panic_printf("halted\r\n");

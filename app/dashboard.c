@@ -8,11 +8,10 @@
  * compares it with what the screen already shows and writes only the cells
  * that changed. No clears after the takeover, so nothing flickers. */
 #include <string.h>
-#include "boot/dashboard.h"
-#include "boot/kernel.h"
-#include "boot/serve.h"
+#include "app/dashboard.h"
+#include "kern/kernel.h"
+#include "app/serve.h"
 #include "cpu.h"
-#include "drivers/devices.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 
@@ -237,25 +236,9 @@ static void row_flush(int row)
 }
 
 /* ---- the snapshot ---- */
-static void take_snapshot(void)
+/* The first SRC_ROWS sources' rows, and totals over all of them. */
+static void snap_sources(struct rng *r)
 {
-	struct rng *r = &rng_live;
-	struct rng_stats st;
-
-	s.uptime_ms = clock_ms();
-	s.khz = clock_khz();
-	s.hz = pit_hz();
-	s.tsc = clock_is_tsc();
-
-	rng_stats(r, &st);
-	s.estimator = st.estimator;
-	s.primary = st.primary_bits;
-	s.secondary = st.secondary_bits;
-	s.credited = st.credited_bits;
-	s.random_bytes = st.random_bytes;
-	s.urandom_bytes = st.urandom_bytes;
-	s.stream_bytes = stream_port_bytes;
-
 	s.nsrc = 0;
 	s.t_events = s.t_bits = s.t_tso = s.tr_bits = s.tr_tso = 0;
 	for (struct entropy_source *e = rng_source_next(r, NULL); e; e = rng_source_next(r, e)) {
@@ -283,6 +266,28 @@ static void take_snapshot(void)
 			s.tr_tso += ss.tso_bits;
 		}
 	}
+}
+
+static void take_snapshot(void)
+{
+	struct rng *r = &rng_live;
+	struct rng_stats st;
+
+	s.uptime_ms = clock_ms();
+	s.khz = clock_khz();
+	s.hz = pit_hz();
+	s.tsc = clock_is_tsc();
+
+	rng_stats(r, &st);
+	s.estimator = st.estimator;
+	s.primary = st.primary_bits;
+	s.secondary = st.secondary_bits;
+	s.credited = st.credited_bits;
+	s.random_bytes = st.random_bytes;
+	s.urandom_bytes = st.urandom_bytes;
+	s.stream_bytes = stream_port_bytes;
+
+	snap_sources(r);
 
 	s.com2_present = serial_present(COM2);
 	s.com2_room = s.com2_present && serial_tx_space(COM2) >= 64;
@@ -333,160 +338,209 @@ static void draw_table_row(const char *name, int irq, const char *trust, uint64_
 	put_right(C_TSOPE, W_TSOPE, a, ratio2(b, tso, ev));
 }
 
+static void draw_title(int row)
+{
+	(void)row;
+	fill(0, COLS, A_TITLE, ' ');
+	put(1, A_TITLE, "rand86 " RAND86_VERSION " - interrupt entropy appliance");
+	put_right(COLS - 1 - 40, 40, A_TITLE, "entropy from interrupt timing");
+}
+
+/* "D d HH:MM:SS", right to left from end; returns where it starts. */
+static char *uptime_dhms(char *end, uint32_t secs)
+{
+	char *p = end;
+	*p = 0;
+	p = u32_dec(p, secs % 60, 2);
+	*--p = ':';
+	p = u32_dec(p, secs / 60 % 60, 2);
+	*--p = ':';
+	p = u32_dec(p, secs / 3600 % 24, 2);
+	*--p = ' ';
+	*--p = 'd';
+	return u32_dec(p, secs / 86400, 1);
+}
+
+static void draw_clock(int row)
+{
+	(void)row;
+	uint32_t secs = (uint32_t)(s.uptime_ms / 1000);
+	char t[40];
+	int c = put(0, A_TEXT, "Clock: ");
+	c = put(c, A_VALUE, s.tsc ? "tsc" : "pit");
+	c = put(c, A_TEXT, "   cpu_khz ");
+	c = put_num(c, A_VALUE, s.khz);
+	c = put(c, A_TEXT, " kHz   timer ");
+	c = put_num(c, A_VALUE, s.hz);
+	c = put(c, A_TEXT, " Hz   uptime ");
+	c = put_num(c, A_VALUE, secs);
+	c = put(c, A_TEXT, " s = ");
+	put(c, A_VALUE, uptime_dhms(t + sizeof(t) - 1, secs));
+}
+
+static void draw_pools(int row)
+{
+	if (row == ROW_PRIMARY)
+		draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
+	else
+		draw_pool("Secondary pool", s.secondary, RNG_SECONDARY_WORDS * 32);
+}
+
+/* The table's two heading rows: column, width (right-aligned in it), row 1, row 2. */
+static const struct { int col, w; const char *one, *two; } heads[] = {
+	{ C_NAME, 0, "Source", "(name)" },
+	{ C_IRQ, W_IRQ, "IRQ", "" },
+	{ C_TRUST, 0, "Trust", "" },
+	{ C_EVENTS, W_EVENTS, "Events", "(count)" },
+	{ C_XY, W_XY, "Xymoron", "bits" },
+	{ C_TSO, W_TSO, "1999", "bits" },
+	{ C_XYPE, W_XYPE, "Xy", "b/ev" },
+	{ C_TSOPE, W_TSOPE, "1999", "b/ev" },
+	{ C_H, W_H, "h", "bits" },
+	{ C_HEALTH, 0, "Health", "" },
+	{ C_CRED, W_CRED, "Credit", "bits" },
+};
+
+static void draw_heads(int row)
+{
+	fill(0, COLS, A_HEAD, ' ');
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		put_right(heads[i].col, heads[i].w, A_HEAD, row == ROW_HEAD1 ? heads[i].one : heads[i].two);
+}
+
+static void draw_source(int row)
+{
+	unsigned i = (unsigned)(row - ROW_SRC0);
+	char b[32];
+	if (i >= s.nsrc)
+		return;
+	const struct src_snap *d = &s.src[i];
+	uint8_t a = d->trusted ? A_VALUE : A_TEXT;
+	draw_table_row(d->name, d->irq, d->trusted ? "trusted" : "untrusted",
+		d->events, d->bits, d->tso_bits, a);
+	if (d->trusted) {
+		put_right(C_H, W_H, a, ratio3(b, d->h_milli));
+		put(C_HEALTH, d->health == RNG_HEALTH_FAIL ? A_WARN : a,
+			rng_health_name(d->health));
+	} else {
+		put_right(C_H, W_H, a, "-");
+		put(C_HEALTH, a, "-");
+	}
+	put_num_right(C_CRED, W_CRED, a, d->credited);
+	if (d->capturing)
+		put(C_NAME + W_NAME - 1, A_WARN, "*");
+}
+
+static void draw_total(int row)
+{
+	(void)row;
+	draw_table_row("Total", -1, "", s.t_events, s.t_bits, s.t_tso, A_VALUE);
+	if (s.nsrc > SRC_ROWS) {
+		int c = put(C_TRUST, A_WARN, "+");
+		c = put_num(c, A_WARN, s.nsrc - SRC_ROWS);
+		put(c, A_WARN, " more");
+	}
+}
+
+static void draw_ratio(int row)
+{
+	(void)row;
+	char b[32];
+	int c = put(0, A_TEXT, "Trusted sources: the 1999 rules give ");
+	if (s.tr_bits) {
+		c = put(c, A_VALUE, ratio2(b, s.tr_tso, s.tr_bits));
+		c = put(c, A_TEXT, "x Xymoron's bits.");
+	} else {
+		c = put(c, A_TEXT, "- (no Xymoron bits yet).");
+	}
+	c = put(c, A_TEXT, " Credit: ");
+	put(c, A_VALUE, s.estimator == RNG_CREDIT_TSO ? "1999 rules" :
+		s.estimator == RNG_CREDIT_XYMORON ? "Xymoron" : "measured");
+}
+
+static void draw_served(int row)
+{
+	(void)row;
+	int c = put(0, A_TEXT, "Served: random ");
+	c = put_num(c, A_VALUE, s.random_bytes);
+	c = put(c, A_TEXT, " bytes, urandom ");
+	c = put_num(c, A_VALUE, s.urandom_bytes);
+	c = put(c, A_TEXT, " bytes. Credited since boot ");
+	c = put_num(c, A_VALUE, s.credited);
+	put(c, A_TEXT, " bits");
+}
+
+/* Why COM2 sends nothing right now, or its rate. */
+static void put_com2_state(int c)
+{
+	if (s.stream_rate) {
+		c = put_num(c, A_VALUE, s.stream_rate);
+		put(c, A_TEXT, " bytes/s now");
+	} else if (!s.com2_room) {
+		put(c, A_WARN, "paused: host not reading");
+	} else if (boot_opts.stream == STREAM_RANDOM && s.com2_yield) {
+		put(c, A_WARN, "paused: console reader first");
+	} else if (boot_opts.stream == STREAM_RANDOM && !s.random_ready) {
+		put(c, A_WARN, "waiting for entropy");
+	} else {
+		put(c, A_TEXT, "idle");
+	}
+}
+
+static void draw_com2(int row)
+{
+	(void)row;
+	int c = put(0, A_TEXT, "COM2: ");
+	if (!s.com2_present) {
+		put(c, A_TEXT, "no serial port (stream port absent)");
+		return;
+	}
+	if (boot_opts.stream == STREAM_OFF) {
+		put(c, A_TEXT, "stream port off (boot option stream=off)");
+		return;
+	}
+	c = put(c, A_TEXT, "streams ");
+	c = put(c, A_VALUE, boot_opts.stream == STREAM_RANDOM ? "random" : "urandom");
+	c = put(c, A_TEXT, ", ");
+	c = put_num(c, A_VALUE, s.stream_bytes);
+	c = put(c, A_TEXT, " bytes sent, ");
+	put_com2_state(c);
+}
+
+/* The legend and the help line. */
+static void draw_notes(int row)
+{
+	put(0, A_DIM, row == ROW_LEGEND ?
+		"Xy: 2002 rules, 1999: Ts'o v1.89, h: live 90B estimate; untrusted never credited" :
+		"Bars: entropy each pool holds. Updated 4x a second. Console on COM1: try help");
+}
+
+/* What each screen row shows; rows without an entry stay blank. */
+static void (*const row_drawers[ROWS])(int row) = {
+	[ROW_TITLE] = draw_title, [ROW_CLOCK] = draw_clock,
+	[ROW_PRIMARY] = draw_pools, [ROW_SECOND] = draw_pools,
+	[ROW_HEAD1] = draw_heads, [ROW_HEAD2] = draw_heads,
+	[ROW_SRC0 ... ROW_SRC0 + SRC_ROWS - 1] = draw_source,
+	[ROW_TOTAL] = draw_total, [ROW_RATIO] = draw_ratio,
+	[ROW_SERVED] = draw_served, [ROW_COM2] = draw_com2,
+	[ROW_LEGEND] = draw_notes, [ROW_HELP] = draw_notes,
+};
+
 static void draw_row(int row)
 {
-	char b[32];
-	int c;
 	row_reset();
-	switch (row) {
-	case ROW_TITLE:
-		fill(0, COLS, A_TITLE, ' ');
-		put(1, A_TITLE, "rand86 " RAND86_VERSION " - interrupt entropy appliance");
-		put_right(COLS - 1 - 40, 40, A_TITLE, "entropy from interrupt timing");
-		break;
-	case ROW_CLOCK: {
-		uint32_t secs = (uint32_t)(s.uptime_ms / 1000);
-		char t[40], *p = t + sizeof(t) - 1;
-		*p = 0;
-		p = u32_dec(p, secs % 60, 2);
-		*--p = ':';
-		p = u32_dec(p, secs / 60 % 60, 2);
-		*--p = ':';
-		p = u32_dec(p, secs / 3600 % 24, 2);
-		*--p = ' ';
-		*--p = 'd';
-		p = u32_dec(p, secs / 86400, 1);
-		c = put(0, A_TEXT, "Clock: ");
-		c = put(c, A_VALUE, s.tsc ? "tsc" : "pit");
-		c = put(c, A_TEXT, "   cpu_khz ");
-		c = put_num(c, A_VALUE, s.khz);
-		c = put(c, A_TEXT, " kHz   timer ");
-		c = put_num(c, A_VALUE, s.hz);
-		c = put(c, A_TEXT, " Hz   uptime ");
-		c = put_num(c, A_VALUE, secs);
-		c = put(c, A_TEXT, " s = ");
-		put(c, A_VALUE, p);
-		break;
-	}
-	case ROW_PRIMARY:
-		draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
-		break;
-	case ROW_SECOND:
-		draw_pool("Secondary pool", s.secondary, RNG_SECONDARY_WORDS * 32);
-		break;
-	case ROW_HEAD1:
-	case ROW_HEAD2: {
-		int one = row == ROW_HEAD1;
-		fill(0, COLS, A_HEAD, ' ');
-		put(C_NAME, A_HEAD, one ? "Source" : "(name)");
-		put_right(C_IRQ, W_IRQ, A_HEAD, one ? "IRQ" : "");
-		put(C_TRUST, A_HEAD, one ? "Trust" : "");
-		put_right(C_EVENTS, W_EVENTS, A_HEAD, one ? "Events" : "(count)");
-		put_right(C_XY, W_XY, A_HEAD, one ? "Xymoron" : "bits");
-		put_right(C_TSO, W_TSO, A_HEAD, one ? "1999" : "bits");
-		put_right(C_XYPE, W_XYPE, A_HEAD, one ? "Xy" : "b/ev");
-		put_right(C_TSOPE, W_TSOPE, A_HEAD, one ? "1999" : "b/ev");
-		put_right(C_H, W_H, A_HEAD, one ? "h" : "bits");
-		put(C_HEALTH, A_HEAD, one ? "Health" : "");
-		put_right(C_CRED, W_CRED, A_HEAD, one ? "Credit" : "bits");
-		break;
-	}
-	case ROW_TOTAL:
-		draw_table_row("Total", -1, "", s.t_events, s.t_bits, s.t_tso, A_VALUE);
-		if (s.nsrc > SRC_ROWS) {
-			c = put(C_TRUST, A_WARN, "+");
-			c = put_num(c, A_WARN, s.nsrc - SRC_ROWS);
-			put(c, A_WARN, " more");
-		}
-		break;
-	case ROW_RATIO:
-		c = put(0, A_TEXT, "Trusted sources: the 1999 rules give ");
-		if (s.tr_bits) {
-			c = put(c, A_VALUE, ratio2(b, s.tr_tso, s.tr_bits));
-			c = put(c, A_TEXT, "x Xymoron's bits.");
-		} else {
-			c = put(c, A_TEXT, "- (no Xymoron bits yet).");
-		}
-		c = put(c, A_TEXT, " Credit: ");
-		put(c, A_VALUE, s.estimator == RNG_CREDIT_TSO ? "1999 rules" :
-			s.estimator == RNG_CREDIT_XYMORON ? "Xymoron" : "measured");
-		break;
-	case ROW_SERVED:
-		c = put(0, A_TEXT, "Served: random ");
-		c = put_num(c, A_VALUE, s.random_bytes);
-		c = put(c, A_TEXT, " bytes, urandom ");
-		c = put_num(c, A_VALUE, s.urandom_bytes);
-		c = put(c, A_TEXT, " bytes. Credited since boot ");
-		c = put_num(c, A_VALUE, s.credited);
-		put(c, A_TEXT, " bits");
-		break;
-	case ROW_COM2:
-		c = put(0, A_TEXT, "COM2: ");
-		if (!s.com2_present) {
-			put(c, A_TEXT, "no serial port (stream port absent)");
-			break;
-		}
-		if (boot_opts.stream == STREAM_OFF) {
-			put(c, A_TEXT, "stream port off (boot option stream=off)");
-			break;
-		}
-		c = put(c, A_TEXT, "streams ");
-		c = put(c, A_VALUE, boot_opts.stream == STREAM_RANDOM ? "random" : "urandom");
-		c = put(c, A_TEXT, ", ");
-		c = put_num(c, A_VALUE, s.stream_bytes);
-		c = put(c, A_TEXT, " bytes sent, ");
-		if (s.stream_rate) {
-			c = put_num(c, A_VALUE, s.stream_rate);
-			put(c, A_TEXT, " bytes/s now");
-		} else if (!s.com2_room) {
-			put(c, A_WARN, "paused: host not reading");
-		} else if (boot_opts.stream == STREAM_RANDOM && s.com2_yield) {
-			put(c, A_WARN, "paused: console reader first");
-		} else if (boot_opts.stream == STREAM_RANDOM && !s.random_ready) {
-			put(c, A_WARN, "waiting for entropy");
-		} else {
-			put(c, A_TEXT, "idle");
-		}
-		break;
-	case ROW_LEGEND:
-		put(0, A_DIM, "Xy: 2002 rules, 1999: Ts'o v1.89, h: live 90B estimate; untrusted never credited");
-		break;
-	case ROW_HELP:
-		put(0, A_DIM, "Bars: entropy each pool holds. Updated 4x a second. Console on COM1: try help");
-		break;
-	default:
-		if (row >= ROW_SRC0 && row < ROW_SRC0 + SRC_ROWS) {
-			unsigned i = (unsigned)(row - ROW_SRC0);
-			if (i < s.nsrc) {
-				const struct src_snap *d = &s.src[i];
-				uint8_t a = d->trusted ? A_VALUE : A_TEXT;
-				draw_table_row(d->name, d->irq, d->trusted ? "trusted" : "untrusted",
-					d->events, d->bits, d->tso_bits, a);
-				if (d->trusted) {
-					put_right(C_H, W_H, a, ratio3(b, d->h_milli));
-					put(C_HEALTH, d->health == RNG_HEALTH_FAIL ? A_WARN : a,
-						rng_health_name(d->health));
-				} else {
-					put_right(C_H, W_H, a, "-");
-					put(C_HEALTH, a, "-");
-				}
-				put_num_right(C_CRED, W_CRED, a, d->credited);
-				if (d->capturing)
-					put(C_NAME + W_NAME - 1, A_WARN, "*");
-			}
-		}
-		break;
-	}
+	if (row_drawers[row])
+		row_drawers[row](row);
 	row_flush(row);
 }
 
 /* ---- the poller ---- */
-static void dashboard_poll(void)
+static int dashboard_poll(void)
 {
 	switch (phase) {
 	case DASH_BOOTLOG:
 		if (!deadline_passed(due))
-			return;
+			return 0;
 		/* The boot log has been on screen for a while; COM1 keeps it. */
 		vga_set_mirror(0);
 		vga_clear(A_TEXT);
@@ -498,7 +552,7 @@ static void dashboard_poll(void)
 		/* fall through */
 	case DASH_IDLE:
 		if (!deadline_passed(due))
-			return;
+			return 0;
 		due = deadline_in_ms(DASH_REFRESH_MS);
 		take_snapshot();
 		next_row = 0;
@@ -506,12 +560,13 @@ static void dashboard_poll(void)
 		/* fall through */
 	case DASH_DRAWING:
 		draw_row(next_row++);
-		if (next_row >= ROWS)
+		if (next_row >= ROWS) {
 			phase = DASH_IDLE;
-		else
-			kernel_more_work();
-		return;
+			return 0;
+		}
+		return 1;                    /* the rest of the rows, one a pass */
 	}
+	return 0;
 }
 
 void dashboard_init(void)
@@ -519,5 +574,5 @@ void dashboard_init(void)
 	if (!vga_present())
 		return;
 	due = deadline_in_ms(DASH_TAKEOVER_MS);
-	kernel_add_poller(dashboard_poll);
+	kern_add_poller(dashboard_poll);
 }

@@ -1,12 +1,11 @@
 /* random, urandom, stream and samples on COM1; the raw stream on COM2. */
 #include <stdio.h>
 #include <string.h>
-#include "boot/commands.h"
-#include "boot/serve.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/serve.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "cpu.h"
-#include "drivers/devices.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
@@ -103,7 +102,7 @@ int cmd_urandom(int argc, char **argv)
 		rng_read_urandom(&rng_live, buf, k);
 		out_bytes(&o, buf, k);
 		done += k;
-		kernel_poll();
+		kern_yield();
 	}
 	out_end(&o);
 	memset(buf, 0, sizeof(buf));
@@ -170,7 +169,7 @@ int cmd_random(int argc, char **argv)
 		if (k) {
 			out_bytes(&o, buf, k);
 			done += k;
-			kernel_poll();
+			kern_yield();
 			continue;
 		}
 		/* Waiting notes are text: in bin mode they would corrupt the N raw bytes. */
@@ -178,7 +177,7 @@ int cmd_random(int argc, char **argv)
 			waiting_note(done, n, credited_at_start);
 			next_note = deadline_in_ms(NOTE_INTERVAL_MS);
 		}
-		kernel_idle();
+		kern_idle();
 	}
 	console_random_waiting = 0;
 	memset(buf, 0, sizeof(buf));
@@ -205,9 +204,9 @@ int cmd_stream(int argc, char **argv)
 		if (k)
 			console_write_raw(buf, k);
 		if (k)
-			kernel_poll();
+			kern_yield();
 		else
-			kernel_idle();
+			kern_idle();
 	}
 	console_random_waiting = 0;
 	memset(buf, 0, sizeof(buf));
@@ -231,7 +230,7 @@ int cmd_samples(int argc, char **argv)
 	memset(&cap, 0, sizeof(cap));
 	rng_capture_start(src, &cap);
 	kprintf("# capturing %lu samples of %s: raw_delta shifted_delta (hex); no credit meanwhile\r\n",
-		(unsigned long)n, src->name);
+		(unsigned long)n, argv[1]);
 	while (done < n) {
 		if (cmd_interrupted()) {
 			rc = -1;
@@ -241,7 +240,7 @@ int cmd_samples(int argc, char **argv)
 			kprintf("%08lx %08lx\r\n", (unsigned long)raw, (unsigned long)shifted);
 			done++;
 		} else {
-			kernel_idle();
+			kern_idle();
 		}
 	}
 	rng_capture_stop(src);
@@ -254,16 +253,16 @@ int cmd_samples(int argc, char **argv)
 }
 
 /* ---- COM2: raw bytes from boot on, as stream= says ---- */
-static void stream_port_poll(void)
+static int stream_port_poll(void)
 {
 	uint8_t buf[CHUNK];
 	size_t room = serial_tx_space(COM2);
 	if (room < 64)
-		return;                      /* the host is not reading: wait, lose nothing */
+		return 0;                    /* the host is not reading: wait, lose nothing */
 	size_t want = room < CHUNK ? room : CHUNK, k = want;
 	if (boot_opts.stream == STREAM_RANDOM) {
 		if (console_random_waiting)
-			return;                  /* a console reader waits: it goes first */
+			return 0;                /* a console reader waits: it goes first */
 		k = rng_read_random(&rng_live, buf, want);
 	} else {
 		rng_read_urandom(&rng_live, buf, want);
@@ -271,9 +270,9 @@ static void stream_port_poll(void)
 	if (k) {
 		serial_write_some(COM2, buf, k);     /* fits: room was checked */
 		stream_port_bytes += k;
-		kernel_more_work();
 	}
 	memset(buf, 0, k);
+	return k != 0;                   /* sent some: there may be room for more */
 }
 
 void stream_port_init(void)
@@ -281,5 +280,5 @@ void stream_port_init(void)
 	if (!serial_present(COM2) || boot_opts.stream == STREAM_OFF)
 		return;
 	kprintf("com2: stream port sends %s bytes\r\n", stream_mode_name(boot_opts.stream));
-	kernel_add_poller(stream_port_poll);
+	kern_add_poller(stream_port_poll);
 }

@@ -1,24 +1,10 @@
 /* Entropy commands: sources (and, below, the serving commands). */
 #include <stdio.h>
 #include <string.h>
-#include "boot/commands.h"
-#include "boot/shell.h"
-#include "boot/kernel.h"
+#include "app/commands.h"
+#include "app/shell.h"
+#include "kern/kernel.h"
 #include "lib/fmt.h"
-
-/* Extra `key=value` fields a driver appends to its `sources` line. */
-#define MAX_SOURCE_EXTRAS 8
-static struct { const struct entropy_source *src; void (*fn)(char *buf, size_t n); } extras[MAX_SOURCE_EXTRAS];
-static int nextras;
-
-void sources_add_fields(const struct entropy_source *src, void (*fn)(char *buf, size_t n))
-{
-	if (nextras < MAX_SOURCE_EXTRAS) {
-		extras[nextras].src = src;
-		extras[nextras].fn = fn;
-		nextras++;
-	}
-}
 
 int cmd_sources(int argc, char **argv)
 {
@@ -27,13 +13,11 @@ int cmd_sources(int argc, char **argv)
 		return cmd_error("usage: sources");
 	for (struct entropy_source *s = rng_source_next(&rng_live, NULL); s;
 	     s = rng_source_next(&rng_live, s)) {
-		char e[U64_STR_LEN], b[U64_STR_LEN], t[U64_STR_LEN], c[U64_STR_LEN], more[160] = "";
+		char e[U64_STR_LEN], b[U64_STR_LEN], t[U64_STR_LEN], c[U64_STR_LEN], more[160];
 		char meas[96] = "";
 		struct rng_source_stats ss;
 		rng_source_stats(s, &ss);
-		for (int i = 0; i < nextras; i++)
-			if (extras[i].src == s)
-				extras[i].fn(more, sizeof(more));
+		sources_fields(s, more, sizeof(more));
 		if (ss.trusted)
 			snprintf(meas, sizeof(meas), " h_milli=%lu health=%s rct_fail=%lu apt_fail=%lu",
 				(unsigned long)ss.h_milli, rng_health_name((enum rng_health)ss.health),

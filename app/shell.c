@@ -2,9 +2,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "boot/shell.h"
-#include "boot/commands.h"
-#include "boot/kernel.h"
+#include "app/shell.h"
+#include "app/commands.h"
+#include "kern/kernel.h"
 #include "drivers/serial.h"
 #include "lib/lineedit.h"
 #include "lib/num.h"

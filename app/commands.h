@@ -12,8 +12,4 @@ int cmd_urandom(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_samples(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-
-/* A driver adds `key=value` fields to its source's line (e.g. "frames=12 runts=0"). */
-struct entropy_source;
-void sources_add_fields(const struct entropy_source *src, void (*fn)(char *buf, size_t n));
 #endif

@@ -1,0 +1,72 @@
+/* The kernel layer: console output, the main loop and its one wait, the source fields, the live pools. */
+#ifndef RAND86_KERNEL_H
+#define RAND86_KERNEL_H
+#include <stdint.h>
+#include <stddef.h>
+#include "lib/kprintf.h"
+#include "lib/options.h"
+#include "entropy.h"
+
+/*
+ * Layers (README "The source tree"): boot/ -> app/ -> kern/ -> drivers/ ->
+ * arch/x86/, with entropy/ and lib/ below them all; a file includes its own
+ * layer or lower. Nothing in drivers/ or arch/ includes this header: they
+ * get their `struct rng *` and options as arguments at init and print
+ * through lib/kprintf.h.
+ */
+
+extern struct boot_options boot_opts;        /* options.c */
+extern struct rng rng_live;                  /* the appliance's pools (seam.c) */
+extern uint32_t boot_to_prompt_ms;           /* loop.c: when the prompt came up */
+
+/* ---- options.c ---- */
+/* Parse the multiboot command line into boot_opts, once; each ignored word
+ * is reported (held by kprintf until the console is up). */
+void kern_options_init(const char *cmdline);
+
+/* ---- console.c: COM1 and the VGA mirror ---- */
+/* Bring up COM1 and the screen, plug them into kprintf, then COM2 at the
+ * same rate; reports what is missing. */
+void console_init(uint32_t baud);
+/* Queue on COM1 (and the screen); runs main-loop passes while COM1's ring is full. */
+void console_write(const char *s, size_t n);
+void console_write_raw(const void *buf, size_t n);    /* COM1 only (binary) */
+/* Wait (bounded) until COM1 has sent everything queued. */
+void console_drain(uint32_t timeout_ms);
+
+/* ---- loop.c: the main loop ---- */
+/* Background work for the main loop; must not wait. It returns nonzero
+ * when it made progress and has more to do: the loop must not sleep. */
+void kern_add_poller(int (*fn)(void));
+/* One pass without sleeping: long commands call it between chunks. */
+void kern_yield(void);
+/* One pass, then sleep until the next interrupt (unless work is pending). */
+void kern_idle(void);
+/* The one bounded wait: passes and sleeps until done() or timeout_ms;
+ * 0 when done, -1 when the time ran out. */
+int kern_wait_until(int (*done)(void), uint32_t timeout_ms);
+/* Main-loop passes so far (the entropy core's "context switches"). */
+uint32_t kern_passes(void);
+/* Never returns: notes boot_to_prompt_ms, app_start(), then app_poll() and
+ * a pass, forever; app_pending() says the application has input waiting,
+ * so the loop must not sleep. */
+void kern_loop(void (*app_start)(void), void (*app_poll)(void), int (*app_pending)(void))
+	__attribute__((noreturn));
+
+/* ---- devices.c: the interrupt-source devices ---- */
+/* Probe them in a fixed order with the live pools and the boot options;
+ * each reports itself; pollers and `sources` fields are hooked up here. */
+void devices_init(struct rng *r, const struct boot_options *o);
+
+/* ---- sources.c: extra `key=value` fields on a `sources` line ---- */
+/* fn writes the fields of src into buf if src is one of its own, else nothing. */
+typedef void (*source_fields_fn)(const struct entropy_source *src, char *buf, size_t n);
+void sources_add_fields(source_fields_fn fn);
+/* The extra fields of src ("" when none). */
+void sources_fields(const struct entropy_source *src, char *buf, size_t n);
+
+/* ---- seam.c: the live pools and the entropy core's seam ---- */
+/* rng_init with the boot option's estimator, the default instance for
+ * NULL-handle samples, and the SHA-1 known-answer test (halts on failure). */
+void rng_live_init(enum credit_mode credit);
+#endif
