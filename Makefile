@@ -103,9 +103,12 @@ clean: clean-media
 HARNESS := tests/qemu
 PYRUN   := PYTHONPATH=$(abspath $(HARNESS)):$(abspath tools) $(PYTHON)
 RUN_APPEND ?=
+# A window (the VGA dashboard; its keyboard and mouse feed the trusted
+# sources) when there is a display to open it on, else none.
+RUN_DISPLAY ?= $(if $(DISPLAY)$(WAYLAND_DISPLAY),gtk,none)
 
 run: deps $(BUILD)/rand86.elf
-	@$(PYRUN) scripts/run.py --append "$(RUN_APPEND)"
+	@$(PYRUN) scripts/run.py --append "$(RUN_APPEND)" --display $(RUN_DISPLAY)
 
 # --- tests ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -112,15 +112,25 @@ int cmd_urandom(int argc, char **argv)
 /*
  * `# waiting for entropy: K of N bytes; C of B bits credited; HINT`: how
  * far the read is, what was credited since it began against the 8 bits a
- * byte it needs, and which sources could feed it, so a user knows what to
- * do (a headless appliance has no typist).
+ * byte it needs, and who could feed it, so a user knows whether to do
+ * anything. A headless appliance (no keyboard, or nobody at it) is fed by
+ * the sources that need no person: HINT names them and what their health
+ * tests say, and asks for typing only where a keyboard or mouse exists:
+ *   `fed by timer, ata0 (warming up); typing or moving the mouse adds more`
+ *   `type on the keyboard or move the mouse`   (no other trusted source)
+ *   `fed by timer (failing its health tests)`  (no keyboard, no mouse)
  */
 static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
 {
+	static const char *const state[] = {
+		[RNG_HEALTH_WARMUP] = " (warming up)", [RNG_HEALTH_OK] = "",
+		[RNG_HEALTH_FAIL] = " (failing its health tests)",
+	};
 	struct rng_stats st;
-	char hint[96] = "", c[U64_STR_LEN];
+	char fed[128] = "", c[U64_STR_LEN];
+	const char *person;
 	size_t len = 0;
-	int person = 0;
+	int kbd = 0, mouse = 0;
 	rng_stats(&rng_live, &st);
 	for (struct entropy_source *e = rng_source_next(&rng_live, NULL); e;
 	     e = rng_source_next(&rng_live, e)) {
@@ -128,19 +138,24 @@ static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
 		rng_source_stats(e, &ss);
 		if (!ss.trusted)
 			continue;
-		if (strcmp(ss.name, "keyboard") == 0 || strcmp(ss.name, "mouse") == 0) {
-			person = 1;
-		} else if (len + strlen(ss.name) + 3 < sizeof(hint)) {
-			len += (size_t)snprintf(hint + len, sizeof(hint) - len, "%s%s",
-				len ? ", " : "", ss.name);
-		}
+		if (strcmp(ss.name, "keyboard") == 0)
+			kbd = 1;
+		else if (strcmp(ss.name, "mouse") == 0)
+			mouse = 1;
+		else if (len + strlen(ss.name) + 32 < sizeof(fed))
+			len += (size_t)snprintf(fed + len, sizeof(fed) - len, "%s%s%s",
+				len ? ", " : "fed by ", ss.name, state[ss.health]);
 	}
-	kprintf("# waiting for entropy: %lu of %lu bytes; %s of %lu bits credited; %s%s%s%s\r\n",
+	if (len)
+		person = kbd && mouse ? "; typing or moving the mouse adds more" :
+			kbd ? "; typing adds more" : mouse ? "; moving the mouse adds more" : "";
+	else
+		person = kbd && mouse ? "type on the keyboard or move the mouse" :
+			kbd ? "type on the keyboard" : mouse ? "move the mouse" : "";
+	kprintf("# waiting for entropy: %lu of %lu bytes; %s of %lu bits credited; %s%s\r\n",
 		(unsigned long)done, (unsigned long)n, u64_str(c, st.credited_bits - credited_at_start),
-		(unsigned long)n * 8,
-		person ? "type on the keyboard or move the mouse" : "",
-		person && len ? "; " : "", len ? "measured sources: " : "", hint);
-	if (!person && !len)
+		(unsigned long)n * 8, fed, person);
+	if (!len && !kbd && !mouse)
 		kprintf("# no trusted source is present: this read can only wait\r\n");
 }
 

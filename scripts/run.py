@@ -40,6 +40,9 @@ def main():
     ap.add_argument("--append", default="", help="the multiboot command line (boot options)")
     ap.add_argument("--kernel", default=ELF, help="with --batch: the multiboot kernel to boot")
     ap.add_argument("--batch", action="store_true", help="headless, exit with QEMU's status")
+    ap.add_argument("--display", default="none",
+                    help="QEMU display: gtk opens a window with the VGA dashboard, whose "
+                    "keyboard and mouse feed the trusted sources")
     args = ap.parse_args()
     if args.batch:
         sys.exit(batch(args.kernel))
@@ -48,10 +51,13 @@ def main():
     acc = accel()
     argv = qemu_argv(acc, com1="stdio,mux=on,signal=off", com2="pty", append=args.append,
                      mem=MEM_MIB, defaults=True, reboot=True,
-                     extra=["-mon", "chardev=com1,mode=readline", "-nic", "user,model=ne2k_pci"])
+                     extra=["-mon", "chardev=com1,mode=readline", "-nic", "user,model=ne2k_pci",
+                            "-display", args.display])      # the last -display wins
     print("rand86: booting under %s; console on this terminal (Ctrl-A X quits QEMU)." % acc)
     print("rand86: COM2 (stream port) is a host pseudo-terminal: QEMU prints its path as "
           "'char device redirected to /dev/pts/N (label com2)'.")
+    print("rand86: display %s; to type into the PC without a window: Ctrl-A C (QEMU monitor), "
+          "'sendkey a' or 'mouse_move 10 10', Ctrl-A C back." % args.display)
     print(" ".join(shlex.quote(a) for a in argv), flush=True)
     os.execvp(argv[0], argv)
 

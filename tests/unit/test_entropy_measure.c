@@ -18,6 +18,7 @@ static struct entropy_source s1, s2;
 static struct rng_meter m;
 
 static uint64_t xs_state;
+static uint32_t run_khz = 1;              /* run_source's granularity (setup resets it) */
 
 static uint32_t xs(void)
 {
@@ -33,6 +34,7 @@ static int setup(void **state)
 	stub_reset();
 	xs_state = 0x9e3779b97f4a7c15ull;
 	rng_meter_init(&m);
+	run_khz = 1;
 	return 0;
 }
 
@@ -303,7 +305,7 @@ static struct run run_source(enum rng_estimator est, uint64_t (*delta)(unsigned 
 	stub_reset();
 	stub_clock_khz = 1000000;                 /* 1 GHz; keyboard at 1 kHz: shift 19 */
 	rng_init(&r, est);
-	create_entropy_source(&r, &s1, "kbd", 1, 1, 1);
+	create_entropy_source(&r, &s1, "kbd", 1, 1, run_khz);
 	pre_c[0] = pre_e[0] = 0;
 	for (i = 0; i < n; i++) {
 		t += delta(i);
@@ -464,6 +466,102 @@ static void test_timer_own_pass_check_does_not_starve_keyboard(void **state)
 	assert_true(with_own > 0);
 }
 
+/* ---- sources that need no person (issue 13) ---- */
+
+/* A disk (ATA_GRANULARITY_KHZ = 1: shift 19 at 1 GHz): completions with seek and
+ * rotation jitter for 1500 reads, then a device whose completions come at
+ * a fixed delay (an SSD or emulator swapped in). */
+#define HEADLESS_GOOD 1500
+static uint64_t d_disk_then_fixed(unsigned i)
+{
+	if (i < HEADLESS_GOOD)
+		return 100000000ull + (xs() % 8000000u);
+	return 100000000ull + 123456;
+}
+
+static void test_disk_at_a_fixed_delay_fails_and_stops_crediting(void **state)
+{
+	struct run good, all;
+
+	(void)state;
+	good = run_source(RNG_CREDIT_MEASURED, d_disk_then_fixed, HEADLESS_GOOD, 4);
+	xs_state = 0x9e3779b97f4a7c15ull;          /* the same jittery start again */
+	all = run_source(RNG_CREDIT_MEASURED, d_disk_then_fixed, HEADLESS_GOOD + 2000, 4);
+	print_message("disk: %llu credited while jittery, %llu after 2000 fixed-delay reads\n",
+		(unsigned long long)good.credited, (unsigned long long)all.credited);
+	assert_true(good.credited > 0);
+	if (all.credited != good.credited)
+		fail_msg("a fixed-delay disk kept crediting: %llu bits, %llu before it got stuck",
+			(unsigned long long)all.credited, (unsigned long long)good.credited);
+	assert_int_equal(rng_meter_health(&s1.meter), RNG_HEALTH_FAIL);
+	assert_true(s1.meter.rct_fail >= 1);
+}
+
+/* The timer (shift 0) with a long masked section in the middle: ticks lost
+ * while interrupts were off make one delta of 2 s, then ticks resume. The
+ * odd delta is one symbol like any other: bounded estimate, no extra
+ * credit (run_source checks every stretch of flushes). */
+static uint64_t d_timer_paused(unsigned i)
+{
+	if (i == 700)
+		return 2000000000ull;
+	return 10000000ull + (xs() % 200000u);
+}
+
+static void test_timer_after_a_long_masked_section_credits_no_more_than_measured(void **state)
+{
+	struct run t;
+
+	(void)state;
+	run_khz = 0;                               /* granularity 0: shift 0, as the timer */
+	t = run_source(RNG_CREDIT_MEASURED, d_timer_paused, 1400, 1);
+	assert_int_equal(s1.shift, 0);
+	assert_true(t.credited > 0);
+	assert_true(t.credited <= t.bits);
+	assert_true(t.credited * 1000 <= t.est_milli + 999);
+}
+
+/* A flood of one trusted source between two flushes (an interrupt storm,
+ * one main-loop pass between interrupts so none is zeroed as back to back):
+ * the flush measures at most RNG_METER_INQ of them, the rest are dropped
+ * from measurement and credit, and the flush credits at most what the
+ * measured ones' estimate allows, never more than the batch's 256 bits. */
+static void test_flood_of_one_source_adds_at_most_its_cap_per_flush(void **state)
+{
+	uint64_t t = 1000000000ull, before, pool_before;
+	unsigned i, f, h;
+
+	(void)state;
+	stub_reset();
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	create_entropy_source(&r, &s1, "disk", 14, 1, 0);
+	for (i = 0; i < 400; i++) {                /* past warm-up, healthy */
+		t += 1000000ull + xs() % 100000u;
+		sample_at(&s1, t, 1, i);
+		rng_batch_flush(&r);
+	}
+	assert_int_equal(rng_meter_health(&s1.meter), RNG_HEALTH_OK);
+	for (f = 0; f < 20; f++) {
+		before = s1.credited;
+		pool_before = r.credited_bits;
+		r.primary.entropy_count = 0;
+		for (i = 0; i < 10000; i++) {
+			t += 3000 + xs() % 100000u;
+			sample_at(&s1, t, 1, i);
+		}
+		rng_batch_flush(&r);
+		h = s1.meter.h_milli;
+		if ((s1.credited - before) * 1000 > (uint64_t)RNG_METER_INQ * h + 999)
+			fail_msg("flush %u: a flood of 10000 samples credited %llu bits, cap %u x %u milli-bits",
+				f, (unsigned long long)(s1.credited - before), RNG_METER_INQ, h);
+		if (r.credited_bits - pool_before > RNG_BATCH_WORDS)
+			fail_msg("flush %u: the pool rose by %llu bits, over the batch's %u", f,
+				(unsigned long long)(r.credited_bits - pool_before), RNG_BATCH_WORDS);
+	}
+	assert_true(s1.mq_dropped >= 20u * (10000 - RNG_METER_INQ));
+	assert_true(s1.events == 400 + 20 * 10000);
+}
+
 /* Untrusted sources queue nothing, are never measured nor credited. */
 static void test_untrusted_source_is_not_measured(void **state)
 {
@@ -502,6 +600,9 @@ int main(void)
 		cmocka_unit_test_setup(test_measured_warmup_credits_nothing, setup),
 		cmocka_unit_test_setup(test_wild_clocks_give_bounded_estimates, setup),
 		cmocka_unit_test_setup(test_timer_own_pass_check_does_not_starve_keyboard, setup),
+		cmocka_unit_test_setup(test_disk_at_a_fixed_delay_fails_and_stops_crediting, setup),
+		cmocka_unit_test_setup(test_timer_after_a_long_masked_section_credits_no_more_than_measured, setup),
+		cmocka_unit_test_setup(test_flood_of_one_source_adds_at_most_its_cap_per_flush, setup),
 		cmocka_unit_test_setup(test_untrusted_source_is_not_measured, setup),
 	};
 	(void)feed;
