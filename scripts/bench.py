@@ -16,6 +16,11 @@ issue:
   (h) at 486 speed: the same paths under TCG with -icount shift=6,sleep=off
       (guest time = instruction count, 64 ns an instruction, ~16 MIPS; the
       figures repeat exactly), in instructions and as a ratio to the line.
+  (i) with nobody typing (a 1 MiB IDE disk attached, default policy): the
+      bits per second and per sample credited from each headless source
+      (timer, ata0) over ~HEADLESS_SECONDS idle, its live estimate h_milli,
+      and, only when NIST's ea_non_iid is on PATH, the tool's SP 800-90B
+      estimate of a `samples` capture of it (8-bit symbols, tools/samples2bin.py).
 Prints the table; writes it with the date, CPU model and accelerator to
 --out. Exits non-zero only when a measurement could not be taken.
 Standard library only.
@@ -25,9 +30,11 @@ import datetime
 import os
 import re
 import select
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from rand86 import ELF, Rand86, accel, cpu_model, qemu_argv, qemu_version
@@ -220,6 +227,85 @@ def icount_figures():
     return res
 
 
+# ---------------------------------------------------------------- (i) headless
+HEADLESS_SECONDS = 30.0
+HEADLESS_SOURCES = (("timer", 10000), ("ata0", 400))    # (source, samples captured for ea_non_iid)
+PROMPT_AFTER_REPLY = b"\r\nrand86> "
+
+
+def ea_non_iid(symbols):
+    """NIST's min-entropy per 8-bit symbol of `symbols`, or None without the tool."""
+    ea = shutil.which("ea_non_iid")
+    if not ea:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
+        f.write(symbols)
+        path = f.name
+    try:
+        out = subprocess.run([ea, "-i", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, timeout=1800).stdout
+    finally:
+        os.unlink(path)
+    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out) or \
+        re.findall(r"H_original: *([0-9.]+)", out)
+    return float(h[-1]) if h else None
+
+
+def capture(vm, name, n):
+    """`samples NAME n`; return its lines. Scans for the prompt linearly (a
+    regex over the growing buffer on every read would be quadratic)."""
+    port, end = vm.com1, PROMPT_AFTER_REPLY
+    vm.send("samples %s %d\r" % (name, n))
+    deadline = time.monotonic() + 60 + n / 5
+    with port.cond:
+        start = scan = port.pos
+        while True:
+            i = port.buf.find(end, max(start, scan - len(end)))
+            if i >= 0:
+                break
+            scan = len(port.buf)
+            if time.monotonic() > deadline or port.closed:
+                raise Failed("samples %s %d: no prompt after %d bytes" % (name, n, scan - start))
+            port.cond.wait(0.5)
+        text = bytes(port.buf[start:i])
+        port.pos = i + len(end)
+    lines = text.decode(errors="replace").split("\r\n")
+    if not lines or lines[-1] != "ok":
+        raise Failed("samples %s %d ended %r" % (name, n, lines[-1:]))
+    return lines
+
+
+def headless_figures():
+    """Idle appliance with a disk: credited rate per source, then captures."""
+    import samples2bin
+    res = {}
+    with tempfile.TemporaryDirectory(prefix="rand86-bench-") as tmp:
+        img = os.path.join(tmp, "disk.img")
+        with open(img, "wb") as f:
+            f.truncate(1024 * 1024)
+        with Rand86(extra=["-drive", "file=%s,format=raw,if=ide,index=0" % img]) as vm:
+            time.sleep(2.0)                           # past the timer's 64-sample warm-up
+            s0, t0 = vm.sources(), time.monotonic()
+            time.sleep(HEADLESS_SECONDS)
+            s1, t1 = vm.sources(), time.monotonic()
+            for name, n in HEADLESS_SOURCES:
+                if name not in s1:
+                    raise Failed("no source %s" % name)
+                a, z = s0[name], s1[name]
+                ev = int(z["events"]) - int(a["events"])
+                cr = int(z["credited"]) - int(a["credited"])
+                res[name] = {"bps": cr / (t1 - t0), "per_sample": cr / max(1, ev),
+                             "events_ps": ev / (t1 - t0), "h_milli": int(z["h_milli"]),
+                             "health": z["health"], "ea": None, "n": 0}
+            if not shutil.which("ea_non_iid"):
+                return res
+            for name, n in HEADLESS_SOURCES:
+                samples, _ = samples2bin.parse(capture(vm, name, n))
+                res[name]["n"] = len(samples)
+                res[name]["ea"] = ea_non_iid(samples2bin.symbols(samples))
+    return res
+
+
 # ---------------------------------------------------------------- report
 def verdict(ok):
     return "met" if ok else "**not met**"
@@ -253,6 +339,7 @@ def main():
     com1 = take("COM1 stream urandom", com1_stream_rate)
     com2 = take("COM2 stream=urandom", com2_stream_rate)
     ic = take("icount figures", icount_figures)
+    hl = take("headless sources", headless_figures)
 
     rows = []      # (group, measurement, value, target, verdict)
 
@@ -364,6 +451,20 @@ def main():
     else:
         row("486 speed", "icount figures", na)
 
+    # (i) nobody typing
+    if hl:
+        for name, f in hl.items():
+            g = "no typist"
+            row(g, "%s: credited bits/s, idle %.0f s (%.1f samples/s)" % (name, HEADLESS_SECONDS, f["events_ps"]),
+                "%.1f bits/s" % f["bps"])
+            ea = ("; ea_non_iid %.3f on %d samples (credited / 90B = %.2f)"
+                  % (f["ea"], f["n"], f["per_sample"] / f["ea"]) if f["ea"] else
+                  "; ea_non_iid not on PATH" if not shutil.which("ea_non_iid") else "; ea_non_iid gave no figure")
+            row(g, "%s: credited bits per sample vs h_milli (live) vs SP 800-90B" % name,
+                "%.3f vs %.3f (health %s)%s" % (f["per_sample"], f["h_milli"] / 1000.0, f["health"], ea))
+    else:
+        row("no typist", "headless sources", na)
+
     table = ["| group | measurement | value | target | verdict |", "|---|---|---|---|---|"]
     for g, w, v, t, vd in rows:
         table.append("| %s | %s | %s | %s | %s |" % (g, w.replace("|", "\\|"), v, t, vd))
@@ -424,6 +525,12 @@ def main():
         "  uptime_ms before and after (the appliance's own clock, i.e. guest time),",
         "  the least of %d runs: when the host reader falls behind, QEMU holds THRE" % ICOUNT_TRIES,
         "  clear, the guest idles and guest time jumps ahead, so stalls only add.",
+        "- no typist: one boot with a 1 MiB raw IDE disk and nothing typed; `sources`",
+        "  2 s after the prompt (the timer's warm-up) and %.0f s later; credited is what" % HEADLESS_SECONDS,
+        "  credit=measured granted the source over that stretch. With ea_non_iid on",
+        "  PATH, then `samples timer %d` and `samples ata0 %d` in the same boot," % tuple(n for _, n in HEADLESS_SOURCES),
+        "  judged by `ea_non_iid -i FILE 8` (fewer samples than the tool's million:",
+        "  the README quotes a longer capture).",
         "",
     ]
     if host:
