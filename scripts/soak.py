@@ -42,6 +42,7 @@ class Soak:
         self.n = dict(status=0, commands=0, keys=0, frames_sent=0, com2_in=0,
                       garbage_bytes=0, ctrl_c=0, random_waits=0)
         self.last_uptime = -1
+        self.last_host = None
         self.max_latency = 0.0
         self.errors = []
 
@@ -99,6 +100,15 @@ class Soak:
         up = int(st["uptime_ms"])
         if up < self.last_uptime:
             raise Broken("uptime_ms went back: %d -> %d" % (self.last_uptime, up))
+        host = time.monotonic()
+        if self.last_host is not None:
+            # Forward too: the guest clock may not run far ahead of host time
+            # (a 5.4-day jump of uptime_ms was seen once, 130 s into a soak).
+            ahead = (up - self.last_uptime) - (host - self.last_host) * 1000
+            if ahead > 2000 + (host - self.last_host) * 100:
+                raise Broken("uptime_ms jumped ahead: %d -> %d in %.1f host s"
+                             % (self.last_uptime, up, host - self.last_host))
+        self.last_host = host
         self.last_uptime = up
         if "spent_bits" in st:
             cred, spent = int(st["credited_bits"]), int(st["spent_bits"])
