@@ -141,13 +141,13 @@ test-host: test-sha1-i386
 
 PYTEST_ARGS ?=
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
-	cd tests/qemu && $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
+	cd tests/qemu && $(PYRUN) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
 
 test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
 
 # The old-PC media and Bochs tests alone (also part of test-qemu).
 test-media: $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
-	cd tests/qemu && $(PYTHON) -m pytest -q -p no:cacheprovider -rxX $(PYTEST_ARGS) test_media.py test_bochs.py
+	cd tests/qemu && $(PYRUN) -m pytest -q -p no:cacheprovider -rxX $(PYTEST_ARGS) test_media.py test_bochs.py
 .PHONY: test-media
 
 test: deps

@@ -233,24 +233,6 @@ HEADLESS_SOURCES = (("timer", 10000), ("ata0", 400))    # (source, samples captu
 PROMPT_AFTER_REPLY = b"\r\nrand86> "
 
 
-def ea_non_iid(symbols):
-    """NIST's min-entropy per 8-bit symbol of `symbols`, or None without the tool."""
-    ea = shutil.which("ea_non_iid")
-    if not ea:
-        return None
-    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
-        f.write(symbols)
-        path = f.name
-    try:
-        out = subprocess.run([ea, "-i", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True, timeout=1800).stdout
-    finally:
-        os.unlink(path)
-    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out) or \
-        re.findall(r"H_original: *([0-9.]+)", out)
-    return float(h[-1]) if h else None
-
-
 def capture(vm, name, n):
     """`samples NAME n`; return its lines. Scans for the prompt linearly (a
     regex over the growing buffer on every read would be quadratic)."""
@@ -302,7 +284,7 @@ def headless_figures():
             for name, n in HEADLESS_SOURCES:
                 samples, _ = samples2bin.parse(capture(vm, name, n))
                 res[name]["n"] = len(samples)
-                res[name]["ea"] = ea_non_iid(samples2bin.symbols(samples))
+                res[name]["ea"] = samples2bin.ea_non_iid(samples2bin.symbols(samples))
     return res
 
 

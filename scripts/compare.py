@@ -25,7 +25,6 @@ import datetime
 import os
 import platform
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -185,17 +184,8 @@ def ea_non_iid_estimate(vm, driver, seed, ctx, source):
     samples, _ = samples2bin.parse(m.group(1).decode(errors="replace").split("\r\n"))
     if len(samples) < 16:
         return None
-    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
-        f.write(samples2bin.symbols(samples))
-        path = f.name
-    try:
-        out = subprocess.run([ea, "-i", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True, timeout=600).stdout
-    finally:
-        os.unlink(path)
-    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out) or \
-        re.findall(r"H_original: *([0-9.]+)", out)
-    return (float(h[-1]), len(samples)) if h else None
+    h = samples2bin.ea_non_iid(samples2bin.symbols(samples), timeout=600)
+    return (h, len(samples)) if h is not None else None
 
 
 def run_scenario(name, driver, need_disk, need_net, seed, cpu=None, main_source=None):

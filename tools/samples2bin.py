@@ -14,8 +14,12 @@ delta instead; --bits N keeps only the low N bits (1..8).
 Standard library only.
 """
 import argparse
+import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 SAMPLE = re.compile(r"^([0-9a-fA-F]{8}) ([0-9a-fA-F]{8})$")
 SKIP = re.compile(r"^(#|ok$|error: |rand86>|samples( |$))")
@@ -39,6 +43,25 @@ def parse(lines):
 def symbols(samples, raw=False, bits=8):
     mask = (1 << bits) - 1
     return bytes((r if raw else s) & mask for r, s in samples)
+
+
+def ea_non_iid(data, timeout=1800):
+    """NIST's ea_non_iid min-entropy per 8-bit symbol of `data` (bytes from
+    symbols()), or None when the tool is not on PATH or printed no figure."""
+    ea = shutil.which("ea_non_iid")
+    if not ea:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
+        f.write(data)
+        path = f.name
+    try:
+        out = subprocess.run([ea, "-i", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, timeout=timeout).stdout
+    finally:
+        os.unlink(path)
+    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out) or \
+        re.findall(r"H_original: *([0-9.]+)", out)
+    return float(h[-1]) if h else None
 
 
 def bits_arg(text):

@@ -13,10 +13,8 @@ import time
 
 import pytest
 
+import samples2bin                # tools/, on PYTHONPATH from the Makefile (PYRUN)
 from rand86 import ROOT, Rand86
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import samples2bin  # noqa: E402
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "up", "right", "kp_enter"]
 SAMPLE_LINE = re.compile(r"^[0-9a-f]{8} [0-9a-f]{8}$")
