@@ -121,15 +121,16 @@ def test_floppy_boots_a_486_with_4mib(scratch):
 
 
 @pytest.mark.timeout(60)
-def test_floppy_menu_label_picks_another_entry(scratch):
+@pytest.mark.parametrize("label", ["tso", "xymoron"])
+def test_floppy_menu_label_picks_another_entry(scratch, label):
     img = copy_of(FLOPPY, scratch)
     before = sha256(img)
     with old_pc(floppy(img), "a", wait_prompt=False) as vm:
         vm.com1.expect(rb"boot: ", 30)
-        vm.send("tso\r")
+        vm.send(label + "\r")
         vm.com1.expect(rb"rand86 [^\r\n]*\r\n.*?rand86> ", 30)
         st = vm.status()
-        assert st["credit"] == "tso", st
+        assert st["credit"] == label, st
     assert sha256(img) == before, "a typed label made the loader write the floppy"
 
 

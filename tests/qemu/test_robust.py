@@ -225,19 +225,43 @@ def test_crafted_frame_does_not_wedge_the_ring(wire, card):
         assert int(ne2k(vm)["oversize"]) == o1, "oversize still climbing: the ring is looping"
 
 
-@pytest.mark.timeout(90)
+FLOOD_SECONDS = 60          # the issue's figure: a minute of every length
+
+
+def recovery_seconds(vm, wire, bound=5.0):
+    """Seconds from now until 40 of 50 normal frames sent are counted
+    (the issue asks for under one); fails after `bound`."""
+    t0 = time.monotonic()
+    base = int(ne2k(vm)["frames"])
+    while time.monotonic() - t0 < bound:
+        wire.flood(50)
+        time.sleep(0.05)
+        if int(ne2k(vm)["frames"]) - base >= 40:
+            return time.monotonic() - t0
+        base = int(ne2k(vm)["frames"])
+    raise AssertionError("frames do not flow %.0f s after the flood: %r" % (bound, ne2k(vm)))
+
+
+@pytest.mark.timeout(FLOOD_SECONDS + 60)
 @pytest.mark.parametrize("card", ["isa", "pci"])
 def test_flood_of_every_length_does_not_wedge_the_ring(wire, card):
     with Rand86(append="stream=off", extra=wire.netdev() + (ISA if card == "isa" else PCI)) as vm:
-        end = time.monotonic() + 4.0
+        before = int(vm.status()["uptime_ms"])
+        end = time.monotonic() + FLOOD_SECONDS
         sent = 0
+        frame = BROADCAST + SRC_MAC + b"\x08\x00" + bytes(range(256)) * 7
         while time.monotonic() < end:
             for n in range(1, 1601):
-                wire.send((BROADCAST + SRC_MAC + b"\x08\x00" + bytes(range(256)) * 7)[:n])
+                wire.send(frame[:n])
                 sent += 1
                 if n % 25 == 0:
                     time.sleep(0.001)
-        got = frames_flow_again(vm, wire)
-        print("%s: %d frames of every length sent; then %d of 50 normal frames counted; %r"
-              % (card, sent, got, ne2k(vm)))
-        vm.ok("status")
+        took = recovery_seconds(vm, wire)
+        after = ne2k(vm)
+        print("%s: %d frames of every length 1..1600 in %d s; normal frames counted again "
+              "%.2f s after; %r" % (card, sent, FLOOD_SECONDS, took, after))
+        assert int(after["frames"]) > sent // 4, after
+        # the issue's bound: counting again within a second of the flood's end
+        assert took < 1.0, "frames counted again only %.2f s after the flood" % took
+        st = vm.status()
+        assert int(st["uptime_ms"]) > before
