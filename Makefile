@@ -130,6 +130,21 @@ test-lib: $(LIB_TESTS)
 
 test-host: test-lib test-entropy
 
+# Drivers on the host: the real driver source against a device model and
+# fakes of arch/x86's io.h and cpu.h (tests/unit/fake/ shadows arch/x86).
+DRV_TESTS := $(BUILD)/host/test_drv_ne2000
+$(BUILD)/host/test_drv_ne2000: tests/unit/test_drv_ne2000.c tests/unit/ne2k_model.c drivers/ne2000.c \
+		lib/fmt.c lib/options.c lib/num.c tests/unit/ne2k_model.h tests/unit/fake/io.h \
+		tests/unit/fake/cpu.h | deps
+	@mkdir -p $(dir $@)
+	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -Ientropy -o $@ $(filter %.c,$^) -lcmocka
+
+test-drv: $(DRV_TESTS)
+	@for t in $(DRV_TESTS); do echo "== $$t"; $$t || exit 1; done
+
+test-host: test-drv
+.PHONY: test-drv
+
 # The i386 assembly SHA-1 against the portable C, as a bare multiboot kernel
 # under QEMU (this host runs no 32-bit binaries). Exit status 1 = pass.
 SHA1_TEST_OBJS := $(BUILD)/k/tests/unit/test_sha1_i386.o $(BUILD)/k/sha1_portable.o $(BUILD)/k/boot/multiboot.o

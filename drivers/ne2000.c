@@ -172,13 +172,15 @@ static int drain_ring(int max)
 		uint16_t count = w[1];
 		/* Every header, runt, giant or good, must point where its count
 		 * says (the chip rounds up and may skip one page for the CRC), at
-		 * least one page on. One that does not is frame data read as a
+		 * least one page on and at most to CURR (the frame was complete
+		 * when CURR was read). One that does not is frame data read as a
 		 * header (a frame longer than the ring wrote over its own header):
-		 * following it loops or walks the ring forever. */
+		 * following it loops, or steps over CURR and walks the ring forever. */
 		unsigned span = ((unsigned)nextpg + RX_PAGES - nic.next) % RX_PAGES;
+		unsigned avail = ((unsigned)curr + RX_PAGES - nic.next) % RX_PAGES;
 		unsigned need = ((unsigned)count + 255) >> 8;
-		if (nextpg < RX_START || nextpg >= RX_STOP || span == 0 || span < need ||
-		    span > need + 1) {
+		if (nextpg < RX_START || nextpg >= RX_STOP || span - 1 >= avail ||
+		    span - need > 1) {
 			ring_corrupt();
 			return 0;
 		}
