@@ -1,13 +1,17 @@
 """Drive rand86 under Bochs 2.7 (Debian's bochs): no GUI, COM1 on a TCP socket.
 
-Bochs has no headless display: `display_library: term` draws the VGA text
-screen on a pseudo-terminal, which a thread keeps reading (or Bochs blocks).
-Debian's build has the debugger, which stops before the first instruction:
-`-rc` feeds it `c`. COM1 as a socket server waits for our connection before
-the machine runs. Every wait is bounded; close() always kills Bochs.
+Bochs has no headless display: `display_library: term` it is. Debian's
+build has the debugger, which stops before the first instruction (`-rc`
+feeds it `c`) and keeps our pty (stdin/stdout) for itself; the term GUI
+then opens a second pty for the VGA screen and prints its name. A thread
+drains each pty: Bochs blocks in a write once ~18 KB of screen updates
+sit unread there, and the whole machine, COM1 and clock too, stops.
+COM1 as a socket server waits for our connection before the machine
+runs. Every wait is bounded; close() always kills Bochs.
 """
 import os
 import pty
+import re
 import select
 import signal
 import socket
@@ -84,10 +88,14 @@ class Bochs(Console):
                                      cwd=self.dir, start_new_session=True)
         os.close(slave)
         self.stop = False
-        self.pty_thread = threading.Thread(target=self._drain, daemon=True)
+        self.vga_fd = None
+        self.vga = bytearray()
+        self.pty_thread = threading.Thread(target=self._drain, args=(self.master, self.screen),
+                                           daemon=True)
         self.pty_thread.start()
         self.com1 = None
         try:
+            self._open_vga()
             self.com1 = TcpSerial(self.port)
             self.boot_log = self.com1.expect(rb"(rand86 \d[^\r\n]*\r\n.*?)rand86> ",
                                              boot_timeout).group(1).decode()
@@ -96,16 +104,32 @@ class Bochs(Console):
             self.close()
             raise
 
-    def _drain(self):
+    def _open_vga(self, timeout=30):
+        """Open and drain the term GUI's own screen pty (debugger builds).
+        It is printed before COM1 waits for us, so the wait is short."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(rb'connected to screen "(/dev/[^"]+)"', bytes(self.screen))
+            if m:
+                break
+            if b"com1: waiting" in self.screen or self.proc.poll() is not None:
+                return                   # no debugger: the screen is our pty
+            if time.monotonic() > deadline:
+                raise Timeout("Bochs printed neither its screen pty nor COM1's wait")
+            time.sleep(0.05)
+        self.vga_fd = os.open(m.group(1).decode(), os.O_RDONLY | os.O_NOCTTY)
+        threading.Thread(target=self._drain, args=(self.vga_fd, self.vga), daemon=True).start()
+
+    def _drain(self, fd, buf):
         while not self.stop:
             try:
-                r, _, _ = select.select([self.master], [], [], 0.2)
+                r, _, _ = select.select([fd], [], [], 0.2)
                 if r:
-                    data = os.read(self.master, 65536)
+                    data = os.read(fd, 65536)
                     if not data:
                         return
-                    self.screen += data[-4096:]
-                    del self.screen[:-16384]
+                    buf += data[-4096:]
+                    del buf[:-16384]
             except OSError:
                 return
 
@@ -135,7 +159,9 @@ class Bochs(Console):
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             pass
-        try:
-            os.close(self.master)
-        except OSError:
-            pass
+        for fd in (self.master, self.vga_fd):
+            try:
+                if fd is not None:
+                    os.close(fd)
+            except OSError:
+                pass

@@ -84,22 +84,14 @@ def test_bochs_boots_and_serves(bochs):
     assert int(bochs.status()["urandom_bytes"]) >= 64
 
 
-PCI_WEDGE = ("open: the PCI machine (50 M ips, sync=realtime) goes silent on COM1 "
-             "after the flood in about half the runs; IER re-arming and kicking the "
-             "transmitter from the writer did not cure it, cause not found yet")
-
-
 @pytest.mark.timeout(150)
 def test_bochs_console_survives_20k_random_bytes(bochs):
     # Bochs's UART drops a THRE interrupt when IIR is read for received
     # data; before drivers/serial.c also checked LSR.THRE, COM1's transmit
     # wedged here for good (ISA machine: ~11.5 KB echoed, then silence).
-    try:
-        flood_then_status(bochs)
-    except Timeout:
-        if bochs.kind == "pci":
-            pytest.xfail(PCI_WEDGE)
-        raise
+    # The PCI machine went silent too until bochs.py drained the term
+    # GUI's screen pty: Bochs itself had blocked writing to it.
+    flood_then_status(bochs)
 
 
 def flood_then_status(bochs):
