@@ -211,6 +211,9 @@ int ata_poll(void)
 		struct ata_channel *c = &chans[dk->chan];
 		if (c->busy_drive == i) {
 			if (deadline_passed(c->busy_deadline)) {
+				/* bound: three stores and soft_reset's 10 us SRST
+				 * pulse, well under a tick: the PIT clock counts
+				 * within a tick with interrupts masked */
 				unsigned long f = irq_save();
 				if (c->busy_drive == i) {
 					dk->timeouts++;
@@ -237,7 +240,7 @@ int ata_poll(void)
 		st = inb(c->ctl);
 		if ((st & (ATA_SR_BSY | ATA_SR_DRQ)) || !(st & ATA_SR_DRDY))
 			continue;
-		unsigned long f = irq_save();
+		unsigned long f = irq_save();    /* bound: a clock read, six port writes */
 		c->busy_lba = lba;
 		c->busy_deadline = deadline_in_ms(ATA_READ_TIMEOUT_MS);
 		c->busy_drive = i;

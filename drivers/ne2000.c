@@ -307,7 +307,7 @@ int ne2000_poll(void)
 		return 0;
 	}
 	for (int i = 0; i < MAX_FRAMES_PER_PASS / MAX_FRAMES_PER_IRQ && nic.rx_pending; i++) {
-		unsigned long f = irq_save();
+		unsigned long f = irq_save();    /* bound: ne_irq's one round (see above) */
 		nic.rx_pending = drain_ring(MAX_FRAMES_PER_IRQ);
 		irq_restore(f);
 	}
