@@ -153,6 +153,7 @@ struct rng_source_stats {
 	int irq, trusted, capture;
 	uint64_t events, bits, tso_bits, credited;
 	uint32_t h_milli, rct_fail, apt_fail;  /* the meter (trusted sources) */
+	uint32_t unmeasured;                 /* samples its full queue dropped: never credited */
 	int health;                          /* enum rng_health */
 };
 

@@ -736,6 +736,7 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->health = rng_meter_health(&src->meter);
 	st->rct_fail = src->meter.rct_fail;
 	st->apt_fail = src->meter.apt_fail;
+	st->unmeasured = src->mq_dropped;
 	entropy_irq_restore(flags);
 }
 

@@ -16,7 +16,7 @@ import pytest
 from rand86 import Rand86, key_event
 
 TRUSTED_FIELDS = re.compile(r" credited=(\d+) h_milli=(\d+) health=(ok|fail|warmup) "
-                            r"rct_fail=(\d+) apt_fail=(\d+)( |$)")
+                            r"rct_fail=(\d+) apt_fail=(\d+) unmeasured=(\d+)( |$)")
 UNTRUSTED_FIELDS = re.compile(r" credited=(\d+)( |$)")
 
 
@@ -47,7 +47,7 @@ def test_sources_lines_carry_measured_fields():
                 assert int(m.group(2)) <= 8000, l
             else:
                 assert UNTRUSTED_FIELDS.search(l), l
-                assert "h_milli=" not in l and "health=" not in l, l
+                assert "h_milli=" not in l and "health=" not in l and "unmeasured=" not in l, l
                 assert " credited=0" in l, "an untrusted source credited: %r" % l
         assert {"keyboard", "mouse", "timer", "serial"} <= seen, lines
         src = vm.sources()
@@ -55,6 +55,7 @@ def test_sources_lines_carry_measured_fields():
         assert (timer["irq"], timer["trust"], timer["timed_by"]) == ("0", "trusted", "tsc"), timer
         assert timer["health"] in ("ok", "fail"), timer    # 200 ticks: past warm-up
         assert src["keyboard"]["health"] == "warmup", src["keyboard"]   # nothing typed
+        assert src["timer"]["unmeasured"] == "0", timer   # one sample a tick: never queued full
         # credit=measured never grants a source more than Xymoron's bits
         for name, f in src.items():
             assert int(f["credited"]) <= int(f["bits"]), (name, f)

@@ -560,6 +560,9 @@ static void test_flood_of_one_source_adds_at_most_its_cap_per_flush(void **state
 	}
 	assert_true(s1.mq_dropped >= 20u * (10000 - RNG_METER_INQ));
 	assert_true(s1.events == 400 + 20 * 10000);
+	struct rng_source_stats ss;                /* and `sources` shows them: unmeasured= */
+	rng_source_stats(&s1, &ss);
+	assert_int_equal(ss.unmeasured, s1.mq_dropped);
 }
 
 /* Untrusted sources queue nothing, are never measured nor credited. */
