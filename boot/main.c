@@ -7,7 +7,7 @@
 #include "app/dashboard.h"
 #include "cpu.h"
 #include "io.h"
-#include "drivers/cmos.h"
+#include "cmos.h"
 #include "drivers/serial.h"
 
 /* Mixed without credit (what 1999's rand_initialize mixed, and what the

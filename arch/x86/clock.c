@@ -6,6 +6,7 @@
 #include "entropy.h"
 #include "lib/pitclock.h"
 #include "lib/tscclock.h"
+#include "cmos.h"
 
 #define PIT_CH2        0x42
 #define PIT_CMD        0x43
@@ -117,8 +118,7 @@ void clock_init(void)
 				CAL_RUNS, CAL_AGREE_PERCENT, (unsigned long)lo, (unsigned long)hi,
 				(unsigned long)lo);
 		}
-		tsc_up.tsc = clock_origin;
-		tsc_up.jiffies = jiffies;
+		tsc_uptime_base(&tsc_up, clock_origin, jiffies, 0, cmos_rtc_seconds());
 	}
 	/* Uptime counts from the start of calibration (TSC) or from the PIT's
 	 * first tick (PIT clock), so it includes the 50 ms calibration window. */
@@ -157,16 +157,17 @@ uint64_t clock_now(void)
 	return have_tsc ? rdtsc() : pit_clock_now();
 }
 
-/* Uptime never believes a TSC leap (lib/tscclock.h). Masked section
- * bound: one rdtsc and two 64-bit divisions. */
+/* Uptime never believes a TSC leap (lib/tscclock.h). Main loop only:
+ * the masked section is one rdtsc and two loads; the CMOS clock, read
+ * only when TSC and ticks disagree, is read with interrupts on. */
 uint64_t clock_ms(void)
 {
 	if (!have_tsc)
 		return (pit_clock_now() - clock_origin) / khz;
 	unsigned long f = irq_save();
-	uint64_t ms = tsc_uptime_ms(&tsc_up, rdtsc(), jiffies, khz, pit_hz());
+	uint64_t t = rdtsc(), j = jiffies;
 	irq_restore(f);
-	return ms;
+	return tsc_uptime_ms(&tsc_up, t, j, khz, pit_hz(), cmos_rtc_seconds);
 }
 
 struct deadline deadline_in_ms(uint32_t ms)

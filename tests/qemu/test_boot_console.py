@@ -1,6 +1,7 @@
 """Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md)."""
 import os
 import subprocess
+import signal
 import time
 
 import pytest
@@ -208,3 +209,22 @@ def test_uptime_keeps_host_time_within_2_percent(cpu):
         ratio = (u1 - u0) / host_ms
         assert 0.98 < ratio < 1.02, "guest uptime %d ms over %d host ms (ratio %.4f)" % (
             u1 - u0, host_ms, ratio)
+
+
+def test_uptime_counts_a_stall_of_the_emulator():
+    # Stopped for 3 s, QEMU delivers the missed PIT ticks as one, while the
+    # TSC (the host's) ran on: uptime must follow the TSC, not the ticks.
+    # A guard that took the TSC for a leap here lost the whole stall.
+    with Rand86() as vm:
+        assert vm.status()["clock"] == "tsc"
+        t0 = time.monotonic()
+        u0 = int(vm.status()["uptime_ms"])
+        os.kill(vm.proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(3.0)
+        finally:
+            os.kill(vm.proc.pid, signal.SIGCONT)
+        u1 = int(vm.status()["uptime_ms"])
+        host_ms = (time.monotonic() - t0) * 1000
+        assert abs((u1 - u0) - host_ms) < 500, "guest uptime %d ms over %d host ms" % (
+            u1 - u0, host_ms)
