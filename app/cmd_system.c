@@ -17,6 +17,7 @@ int cmd_status(int argc, char **argv)
 	struct rng_stats st;
 	char b[U64_STR_LEN];
 	rng_stats(&rng_live, &st);          /* one snapshot: the identity holds within it */
+	uint32_t seeded_ms = kern_seeded_ms();    /* set in the pass that seeded: agrees with st */
 	kprintf("version: %s\r\n", RAND86_VERSION);
 	kprintf("uptime_ms: %s\r\n", u64_str(b, clock_ms()));
 	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
@@ -33,6 +34,8 @@ int cmd_status(int argc, char **argv)
 	kprintf("batch_samples: %s\r\n", u64_str(b, st.batch_samples));
 	kprintf("batch_flushes: %s\r\n", u64_str(b, st.batch_flushes));
 	kprintf("batch_overwrites: %s\r\n", u64_str(b, st.batch_overwrites));
+	kprintf("seeded: %d\r\n", st.seeded);
+	kprintf("seeded_ms: %lu\r\n", (unsigned long)seeded_ms);
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
 	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kern_passes());
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);

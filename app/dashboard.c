@@ -92,7 +92,7 @@ struct snap {
 	uint64_t t_events, t_bits, t_tso;            /* totals over all sources */
 	uint64_t tr_bits, tr_tso;                    /* totals over trusted sources */
 	uint32_t stream_rate;                        /* COM2 bytes/s since the last snapshot */
-	int com2_present, com2_room, com2_yield, random_ready;
+	int com2_present, com2_room, com2_yield, random_ready, seeded, urandom_ready;
 };
 
 static struct snap s;
@@ -293,6 +293,8 @@ static void take_snapshot(void)
 	s.com2_room = s.com2_present && serial_tx_space(COM2) >= 64;
 	s.com2_yield = console_random_waiting;
 	s.random_ready = rng_random_ready(r);
+	s.seeded = st.seeded;
+	s.urandom_ready = rng_urandom_ready(r);
 	uint64_t dt = s.uptime_ms - prev_ms;
 	if (prev_ms && dt)
 		s.stream_rate = (uint32_t)((s.stream_bytes - prev_stream_bytes) * 1000 / dt);
@@ -303,7 +305,8 @@ static void take_snapshot(void)
 }
 
 /* ---- the rows ---- */
-static void draw_pool(const char *label, int bits, int max)
+/* Returns the column after the row's text. */
+static int draw_pool(const char *label, int bits, int max)
 {
 	int c = put(0, A_TEXT, label);
 	(void)c;
@@ -320,7 +323,7 @@ static void draw_pool(const char *label, int bits, int max)
 	c = put(c, A_TEXT, " bits ");
 	char b[24];
 	put_right(c, 4, A_VALUE, u64_dec(b, (uint64_t)(bits < 0 ? 0 : bits) * 100 / (uint64_t)max));
-	put(c + 4, A_TEXT, "%");
+	return put(c + 4, A_TEXT, "%");
 }
 
 static void draw_table_row(const char *name, int irq, const char *trust, uint64_t ev,
@@ -380,10 +383,13 @@ static void draw_clock(int row)
 
 static void draw_pools(int row)
 {
-	if (row == ROW_PRIMARY)
-		draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
-	else
+	if (row != ROW_PRIMARY) {
 		draw_pool("Secondary pool", s.secondary, RNG_SECONDARY_WORDS * 32);
+		return;
+	}
+	int c = draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
+	/* urandom's one wait per boot (credit=measured): `seeded` in status */
+	put(c, s.seeded ? A_VALUE : A_WARN, s.seeded ? "  seeded" : "  not seeded");
 }
 
 /* The table's two heading rows: column, width (right-aligned in it), row 1, row 2. */
@@ -482,6 +488,8 @@ static void put_com2_state(int c)
 		put(c, A_WARN, "paused: console reader first");
 	} else if (boot_opts.stream == STREAM_RANDOM && !s.random_ready) {
 		put(c, A_WARN, "waiting for entropy");
+	} else if (boot_opts.stream == STREAM_URANDOM && !s.urandom_ready) {
+		put(c, A_WARN, "waiting for seeding");
 	} else {
 		put(c, A_TEXT, "idle");
 	}

@@ -85,53 +85,25 @@ static int parse_count_format(int argc, char **argv, uint32_t *count, struct out
 	return 0;
 }
 
-int cmd_urandom(int argc, char **argv)
-{
-	uint32_t n;
-	struct out o;
-	uint8_t buf[CHUNK];
-	if (parse_count_format(argc, argv, &n, &o) < 0)
-		return -1;
-	for (uint32_t done = 0; done < n;) {
-		if (cmd_interrupted()) {
-			out_end(&o);
-			return cmd_error("interrupted after %lu of %lu bytes", (unsigned long)done,
-				(unsigned long)n);
-		}
-		size_t k = n - done < CHUNK ? n - done : CHUNK;
-		rng_read_urandom(&rng_live, buf, k);
-		out_bytes(&o, buf, k);
-		done += k;
-		kern_yield();
-	}
-	out_end(&o);
-	memset(buf, 0, sizeof(buf));
-	return 0;
-}
-
 /*
- * `# waiting for entropy: K of N bytes; C of B bits credited; HINT`: how
- * far the read is, what was credited since it began against the 8 bits a
- * byte it needs, and who could feed it, so a user knows whether to do
- * anything. A headless appliance (no keyboard, or nobody at it) is fed by
- * the sources that need no person: HINT names them and what their health
- * tests say, and asks for typing only where a keyboard or mouse exists:
+ * Who could feed the pools, for the waiting notes. A headless appliance
+ * (no keyboard, or nobody at it) is fed by the sources that need no
+ * person: the hint names them and what their health tests say, and asks
+ * for typing only where a keyboard or mouse exists:
  *   `fed by timer, ata0 (warming up); typing or moving the mouse adds more`
  *   `type on the keyboard or move the mouse`   (no other trusted source)
  *   `fed by timer (failing its health tests)`  (no keyboard, no mouse)
+ * Returns 0 when no trusted source is present at all.
  */
-static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
+static int feed_hint(char *hint, size_t size)
 {
 	static const char *const state[] = {
 		[RNG_HEALTH_WARMUP] = " (warming up)", [RNG_HEALTH_OK] = "",
 		[RNG_HEALTH_FAIL] = " (failing its health tests)",
 	};
-	struct rng_stats st;
-	char fed[128] = "", c[U64_STR_LEN];
-	const char *person;
+	char fed[128] = "";
 	size_t len = 0;
 	int kbd = 0, mouse = 0;
-	rng_stats(&rng_live, &st);
 	for (struct entropy_source *e = rng_source_next(&rng_live, NULL); e;
 	     e = rng_source_next(&rng_live, e)) {
 		struct rng_source_stats ss;
@@ -146,17 +118,89 @@ static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
 			len += (size_t)snprintf(fed + len, sizeof(fed) - len, "%s%s%s",
 				len ? ", " : "fed by ", ss.name, state[ss.health]);
 	}
-	if (len)
-		person = kbd && mouse ? "; typing or moving the mouse adds more" :
-			kbd ? "; typing adds more" : mouse ? "; moving the mouse adds more" : "";
-	else
-		person = kbd && mouse ? "type on the keyboard or move the mouse" :
-			kbd ? "type on the keyboard" : mouse ? "move the mouse" : "";
-	kprintf("# waiting for entropy: %lu of %lu bytes; %s of %lu bits credited; %s%s\r\n",
+	const char *person = len ?
+		(kbd && mouse ? "; typing or moving the mouse adds more" :
+		 kbd ? "; typing adds more" : mouse ? "; moving the mouse adds more" : "") :
+		(kbd && mouse ? "type on the keyboard or move the mouse" :
+		 kbd ? "type on the keyboard" : mouse ? "move the mouse" : "");
+	snprintf(hint, size, "%s%s", fed, person);
+	return len || kbd || mouse;
+}
+
+static void no_source_note(void)
+{
+	kprintf("# no trusted source is present: this read can only wait\r\n");
+}
+
+/* `# waiting for seeding: C of 256 bits credited; HINT`: urandom's one
+ * wait per boot (credit=measured), until the primary has been credited
+ * RNG_SEED_BITS since boot. */
+static void seeding_note(void)
+{
+	struct rng_stats st;
+	char hint[192], c[U64_STR_LEN];
+	int any = feed_hint(hint, sizeof(hint));
+	rng_stats(&rng_live, &st);
+	kprintf("# waiting for seeding: %s of %u bits credited; %s\r\n",
+		u64_str(c, st.primary_credited_bits), RNG_SEED_BITS, hint);
+	if (!any)
+		no_source_note();
+}
+
+/* Wait until urandom may serve: 0, or -1 on Ctrl-C. Notes only in hex
+ * mode (in bin mode they would corrupt the N raw bytes). */
+static int wait_seeded(const struct out *o)
+{
+	struct deadline next_note = deadline_in_ms(0);
+	while (!rng_urandom_ready(&rng_live)) {
+		if (cmd_interrupted())
+			return -1;
+		if (!o->bin && deadline_passed(next_note)) {
+			seeding_note();
+			next_note = deadline_in_ms(NOTE_INTERVAL_MS);
+		}
+		kern_idle();
+	}
+	return 0;
+}
+
+int cmd_urandom(int argc, char **argv)
+{
+	uint32_t n, done = 0;
+	struct out o;
+	uint8_t buf[CHUNK];
+	if (parse_count_format(argc, argv, &n, &o) < 0)
+		return -1;
+	if (wait_seeded(&o) == 0) {
+		for (; done < n && !cmd_interrupted(); kern_yield()) {
+			size_t k = rng_read_urandom(&rng_live, buf, n - done < CHUNK ? n - done : CHUNK);
+			out_bytes(&o, buf, k);
+			done += k;
+		}
+	}
+	out_end(&o);
+	memset(buf, 0, sizeof(buf));
+	if (done < n)
+		return cmd_error("interrupted after %lu of %lu bytes", (unsigned long)done,
+			(unsigned long)n);
+	return 0;
+}
+
+/* `# waiting for entropy: K of N bytes; C of B bits credited; HINT`: how
+ * far the read is, what was credited since it began against the 8 bits a
+ * byte it needs, and who could feed it (feed_hint), so a user knows
+ * whether to do anything. */
+static void waiting_note(uint32_t done, uint32_t n, uint64_t credited_at_start)
+{
+	struct rng_stats st;
+	char hint[192], c[U64_STR_LEN];
+	int any = feed_hint(hint, sizeof(hint));
+	rng_stats(&rng_live, &st);
+	kprintf("# waiting for entropy: %lu of %lu bytes; %s of %lu bits credited; %s\r\n",
 		(unsigned long)done, (unsigned long)n, u64_str(c, st.credited_bits - credited_at_start),
-		(unsigned long)n * 8, fed, person);
-	if (!len && !kbd && !mouse)
-		kprintf("# no trusted source is present: this read can only wait\r\n");
+		(unsigned long)n * 8, hint);
+	if (!any)
+		no_source_note();
 }
 
 int cmd_random(int argc, char **argv)
@@ -211,10 +255,7 @@ int cmd_stream(int argc, char **argv)
 	random = argv[1][0] == 'r';
 	console_random_waiting = random;
 	while (!cmd_interrupted()) {
-		size_t k = CHUNK;
-		if (random)
-			k = rng_read_random(&rng_live, buf, CHUNK);
-		else
+		size_t k = random ? rng_read_random(&rng_live, buf, CHUNK) :
 			rng_read_urandom(&rng_live, buf, CHUNK);
 		if (k)
 			console_write_raw(buf, k);
@@ -280,7 +321,7 @@ static int stream_port_poll(void)
 			return 0;                /* a console reader waits: it goes first */
 		k = rng_read_random(&rng_live, buf, want);
 	} else {
-		rng_read_urandom(&rng_live, buf, want);
+		k = rng_read_urandom(&rng_live, buf, want);   /* 0 until seeded */
 	}
 	if (k) {
 		serial_write_some(COM2, buf, k);     /* fits: room was checked */

@@ -17,6 +17,9 @@
 /* /dev/urandom leaves this much in the primary's count for /dev/random
  * readers (a departure from v1.89, see random.c): one 256-bit key. */
 #define RNG_URANDOM_RESERVE_BITS 256
+/* credit=measured: /dev/urandom serves nothing until the primary has been
+ * credited this much in all since boot (random.c, "Seeded before serving"). */
+#define RNG_SEED_BITS       256
 #define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
 
 enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1, RNG_CREDIT_MEASURED = 2 };
@@ -132,6 +135,11 @@ struct rng {
 	                                        * never credited, whatever its trusted flag */
 	/* transfer accounting (patch 1/4): xfer_credited_bits <= xfer_taken_bits always */
 	uint64_t xfer_taken_bits, xfer_credited_bits, reseeds;
+	/* seeding: bits the flushes credited to the primary since init, and the
+	 * latch set once they reach RNG_SEED_BITS (never cleared) */
+	uint64_t primary_credited_bits;
+	int seeded;
+	int seed_reseed_due;                 /* credit=measured: urandom's first read reseeds */
 	/* every bit removed from a pool count: credited_bits == primary +
 	 * secondary + spent_bits, exactly, at every moment between calls */
 	uint64_t spent_bits;
@@ -145,6 +153,8 @@ struct rng_stats {
 	int primary_bits, secondary_bits, primary_max, secondary_max;
 	uint64_t credited_bits, spent_bits, random_bytes, urandom_bytes;
 	uint64_t batch_samples, batch_flushes, batch_overwrites, reseeds;
+	uint64_t primary_credited_bits;      /* credited to the primary since init */
+	int seeded;                          /* primary_credited_bits reached RNG_SEED_BITS */
 };
 
 /* One consistent copy of a source's counters (`sources`, the dashboard). */
@@ -208,9 +218,16 @@ unsigned rng_batch_flush(struct rng *r);
 
 /* /dev/random: returns bytes written (0 = must wait), n <= min(len, 340, primary_bits/8). */
 size_t rng_read_random(struct rng *r, void *buf, size_t len);
-/* /dev/urandom: always len bytes; never takes the primary below
+/* /dev/urandom: len bytes, or 0 (nothing written, nothing counted) while
+ * rng_urandom_ready() is false; never takes the primary below
  * RNG_URANDOM_RESERVE_BITS. */
-void rng_read_urandom(struct rng *r, void *buf, size_t len);
+size_t rng_read_urandom(struct rng *r, void *buf, size_t len);
+/* True once the primary has been credited RNG_SEED_BITS in all since
+ * rng_init (any policy); it never becomes false again. */
+int rng_seeded(const struct rng *r);
+/* True when /dev/urandom serves: seeded, or a seed rule (credit=xymoron,
+ * credit=tso) that never waits. */
+int rng_urandom_ready(const struct rng *r);
 /* Bytes for the appliance's own use (the disk driver's read addresses):
  * from a generator keyed by the pools, outside the accounting: no pool
  * count changes, no transfer, no reseed, not counted as bytes served. */

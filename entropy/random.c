@@ -126,7 +126,6 @@
  *     saturates at the batch size and the pending-sample count saturates
  *     instead of wrapping.
  *
-=======
  * Measured credit (credit=measured, the default)
  * ==============================================
  *
@@ -199,6 +198,38 @@
  *     the keyboard); or read the address sequence off the bus, which is
  *     harmless only as long as the addresses are not derived from output
  *     they can predict. ata=untrusted or ata=off refuse the source.
+ *
+ * Seeded before serving (credit=measured)
+ * =======================================
+ *
+ * v1.89's /dev/urandom never waits: from the first microsecond it hashes
+ * whatever the pools hold. On a machine with no input and a fixed clock
+ * (a headless box at first boot, or QEMU with -icount and a fixed RTC)
+ * that is the same state every boot, so every boot serves the same
+ * bytes: the hole behind the identical keys Heninger, Durumeric, Wustrow
+ * and Halderman found on headless devices ("Mining Your Ps and Qs",
+ * USENIX Security 2012). Linux closed it with getrandom() waiting for
+ * the first seeding (3.17) and later a generator that never serves
+ * before it is seeded. rand86 does the same: the flush counts what it
+ * credits to the PRIMARY pool since boot, and once that reaches
+ * RNG_SEED_BITS (256: one key's worth, the reserve urandom keeps) a
+ * latch is set for good (`seeded` in `status`). Until then
+ * rng_read_urandom() returns nothing, counts nothing and extracts
+ * nothing, so the check cannot be skipped by a caller. After that it
+ * never waits again, whatever the counts do: /dev/urandom's promise.
+ * Seeding the primary is not enough: urandom reads the SECONDARY, and
+ * its transfers take only what the primary holds above the 256-bit
+ * reserve, so right after seeding the secondary still held boot data
+ * alone, and two deterministic boots given different keys served the
+ * same first bytes (tests/qemu/test_seeding.py caught it). So the first
+ * urandom read after seeding starts with a catastrophic reseed: a whole
+ * buffer hashed out of the primary into the secondary, debited above the
+ * reserve as every urandom reseed is.
+ * Only bits a flush really added to the primary count; mixing without
+ * credit (boot data) never does, and the secondary's credit came from
+ * the primary anyway. Under credit=xymoron and credit=tso urandom keeps
+ * the seeds' behaviour (never waits): those modes replay 2002 and 1999,
+ * hole included, and the latch is shown but not obeyed.
  *
  * Accounting (what `status` shows): an identity, not an inequality
  * ================================================================
@@ -516,11 +547,27 @@ size_t rng_read_random(struct rng *r, void *buf, size_t len)
 	return n;
 }
 
-void rng_read_urandom(struct rng *r, void *buf, size_t len)
+int rng_seeded(const struct rng *r)
+{
+	return r->seeded;
+}
+
+int rng_urandom_ready(const struct rng *r)
+{
+	return r->seeded || r->estimator != RNG_CREDIT_MEASURED;
+}
+
+size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
 {
 	uint8_t *dst = buf;
-	size_t n;
+	size_t n, served = len;
 
+	if (!rng_urandom_ready(r))
+		return 0;
+	if (r->seed_reseed_due) {
+		r->seed_reseed_due = 0;
+		r->extracted_since_reseed = RNG_RESEED_BYTES;   /* reseed before the first byte */
+	}
 	r->urandom_bytes += len;
 	while (len) {
 		/* Chunks end where the next catastrophic reseed is due. */
@@ -532,6 +579,7 @@ void rng_read_urandom(struct rng *r, void *buf, size_t len)
 		dst += n;
 		len -= n;
 	}
+	return served;
 }
 
 /**********************************************************************
@@ -717,6 +765,8 @@ void rng_stats(const struct rng *r, struct rng_stats *st)
 	st->batch_flushes = r->batch_flushes;
 	st->batch_overwrites = r->batch_overwrites;
 	st->reseeds = r->reseeds;
+	st->primary_credited_bits = r->primary_credited_bits;
+	st->seeded = r->seeded;
 	entropy_irq_restore(flags);
 }
 
@@ -1006,5 +1056,13 @@ unsigned rng_batch_flush(struct rng *r)
 	credited = rng_credit(target, credit);
 	r->credited_bits += credited;
 	r->batch_flushes++;
+	if (target == &r->primary) {
+		r->primary_credited_bits += credited;
+		if (r->primary_credited_bits >= RNG_SEED_BITS && !r->seeded) {
+			r->seeded = 1;
+			/* the secondary holds only boot data so far: key it (essay) */
+			r->seed_reseed_due = r->estimator == RNG_CREDIT_MEASURED;
+		}
+	}
 	return credited;
 }

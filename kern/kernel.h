@@ -45,6 +45,8 @@ void kern_idle(void);
 /* The one bounded wait: passes and sleeps until done() or timeout_ms;
  * 0 when done, -1 when the time ran out. */
 int kern_wait_until(int (*done)(void), uint32_t timeout_ms);
+/* uptime_ms when the live pools became seeded (rng_seeded), 0 before. */
+uint32_t kern_seeded_ms(void);
 /* Main-loop passes so far (the entropy core's "context switches"). */
 uint32_t kern_passes(void);
 /* Never returns: notes boot_to_prompt_ms, app_start(), then app_poll() and

@@ -8,6 +8,7 @@
 static int (*pollers[MAX_POLLERS])(void);
 static int npollers;
 uint32_t boot_to_prompt_ms;
+static uint32_t seeded_at_ms;
 
 static volatile uint32_t passes;
 static int (*input_pending)(void);
@@ -16,6 +17,14 @@ void kern_add_poller(int (*fn)(void))
 {
 	if (npollers < MAX_POLLERS)
 		pollers[npollers++] = fn;
+}
+
+/* Uptime when the flush that seeded the live pools ran (0 before). The
+ * flush runs only here, so a caller outside a pass sees this and
+ * rng_seeded() agree. */
+uint32_t kern_seeded_ms(void)
+{
+	return seeded_at_ms;
 }
 
 uint32_t kern_passes(void)
@@ -41,6 +50,10 @@ static int kern_pass(void)
 	if (tick_flush_due) {
 		tick_flush_due = 0;
 		rng_batch_flush(&rng_live);
+		if (!seeded_at_ms && rng_seeded(&rng_live)) {
+			uint32_t now = (uint32_t)clock_ms();
+			seeded_at_ms = now ? now : 1;    /* 0 means "not yet" */
+		}
 	}
 	for (int i = 0; i < npollers; i++)
 		more |= pollers[i]();

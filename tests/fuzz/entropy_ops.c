@@ -170,11 +170,25 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 	struct rng *r = &w->r;
 	size_t len = a % (OPS_BUF + 1);
 	int before = ops_energy(r);
-	uint64_t served = r->urandom_bytes;
+	uint64_t served = r->urandom_bytes, spent = r->spent_bits;
+	/* Seeded before serving: under credit=measured nothing leaves before
+	 * the primary has been credited RNG_SEED_BITS in all (counted here by
+	 * the harness from the flushes it ran, not read from the core). */
+	int may_serve = r->estimator != RNG_CREDIT_MEASURED || w->primary_credited >= RNG_SEED_BITS;
+	size_t want = may_serve ? len : 0, got;
 
-	rng_read_urandom(r, w->buf, len);
-	if (r->urandom_bytes != served + len)
-		OPS_FAIL("urandom_bytes did not grow by %zu", len);
+	got = rng_read_urandom(r, w->buf, len);
+	if (got != want)
+		OPS_FAIL("urandom read of %zu returned %zu, want %zu (primary credited %llu)", len,
+			got, want, (unsigned long long)w->primary_credited);
+	if (rng_seeded(r) != (w->primary_credited >= RNG_SEED_BITS))
+		OPS_FAIL("seeded is %d with %llu bits credited to the primary", rng_seeded(r),
+			(unsigned long long)w->primary_credited);
+	if (r->urandom_bytes != served + want)
+		OPS_FAIL("urandom_bytes did not grow by %zu", want);
+	if (!want && r->spent_bits != spent)
+		OPS_FAIL("an unseeded urandom read spent %llu bits",
+			(unsigned long long)(r->spent_bits - spent));
 	if (ops_energy(r) > before)
 		OPS_FAIL("urandom read raised pool entropy from %d to %d", before, ops_energy(r));
 	return NULL;
@@ -183,9 +197,11 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 static const char *ops_flush(struct ops_world *w)
 {
 	struct rng *r = &w->r;
-	int before = ops_energy(r);
+	int before = ops_energy(r), primary = r->primary.entropy_count;
 	uint64_t credited = r->credited_bits;
 	unsigned got = rng_batch_flush(r);
+
+	w->primary_credited += (uint64_t)(r->primary.entropy_count - primary);  /* only flushes raise it */
 
 	if (got > RNG_BATCH_WORDS)
 		OPS_FAIL("flush credited %u bits, cap is %u", got, RNG_BATCH_WORDS);

@@ -17,6 +17,7 @@ struct ops_world {
 	uint8_t buf[OPS_BUF];
 	char msg[200];
 	uint32_t full_both;                       /* random reads that found both pools full */
+	uint64_t primary_credited;                /* what flushes raised the primary count by */
 };
 
 void ops_init(struct ops_world *w, uint32_t seed);

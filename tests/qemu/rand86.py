@@ -10,6 +10,7 @@ Standard library only. Every wait has a timeout; close() always ends QEMU.
 """
 import json
 import os
+import random
 import re
 import socket
 import subprocess
@@ -339,6 +340,30 @@ class Console:
                 out[k] = v
         return out
 
+    def nudge(self, rnd):
+        """Give the machine one bit of input that a trusted source times
+        (Rand86: a key over QMP); False where the driver has no way to."""
+        return False
+
+    def seed(self, timeout=120):
+        """Until `status` says seeded: 1 (credit=measured: urandom waits
+        for it once per boot), nudging a trusted source meanwhile (keys at
+        irregular gaps) in case the clock alone cannot (a 486 has no TSC;
+        -icount ...,sleep=off times the timer exactly). Returns status."""
+        rnd = random.Random(0x5eed)
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.status()
+            if st.get("seeded") == "1" or st.get("credit") != "measured":
+                return st
+            if time.monotonic() > deadline:
+                raise Timeout("not seeded after %ss: %r" % (timeout, st))
+            for _ in range(20):
+                if not self.nudge(rnd):
+                    time.sleep(0.5)
+                    break
+                time.sleep(rnd.uniform(0.02, 0.12))
+
     def sources(self):
         out = {}
         for l in self.ok("sources"):
@@ -416,6 +441,10 @@ class Rand86(Console):
             time.sleep(0.05)
 
     # ---- input ----
+    def nudge(self, rnd):
+        self.key(rnd.choice("asdfjkl"))
+        return True
+
     def key(self, qcode, gap=0.0):
         self.qmp.execute("input-send-event", events=[key_event(qcode, True)])
         self.qmp.execute("input-send-event", events=[key_event(qcode, False)])

@@ -582,10 +582,122 @@ static void test_internal_bytes_are_not_counted_as_served(void **state)
 			(unsigned long long)r.urandom_bytes, (unsigned long long)r.random_bytes);
 }
 
+/* ---- seeded before serving (credit=measured) ---- */
+
+/* A flush that credits `bits` (as the meter's grants would) to whichever
+ * pool it fills. */
+static void flush_with_credit(struct rng *x, uint32_t bits)
+{
+	x->batch_credit = bits;
+	x->batch_samples_pending = 1;
+	rng_batch_flush(x);
+}
+
+static void test_urandom_serves_nothing_before_256_bits_reach_the_primary(void **state)
+{
+	uint8_t buf[64], untouched[64];
+
+	(void)state;
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	memset(buf, 0xa5, sizeof(buf));
+	memcpy(untouched, buf, sizeof(buf));
+	assert_false(rng_urandom_ready(&r));
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, untouched, sizeof(buf));
+	flush_with_credit(&r, 200);
+	flush_with_credit(&r, 55);           /* 255 in all: one short */
+	assert_int_equal(r.primary.entropy_count, 255);
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, untouched, sizeof(buf));
+	if (r.urandom_bytes != 0 || r.spent_bits != 0 || r.extracted_since_reseed != 0)
+		fail_msg("an unseeded read moved the accounting: urandom_bytes=%llu spent=%llu",
+			(unsigned long long)r.urandom_bytes, (unsigned long long)r.spent_bits);
+	assert_false(rng_seeded(&r));
+	flush_with_credit(&r, 1);            /* the 256th bit */
+	assert_true(rng_seeded(&r));
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
+	assert_int_equal(r.urandom_bytes, sizeof(buf));
+}
+
+static void test_seeded_never_goes_back_when_the_pools_drain(void **state)
+{
+	uint8_t buf[RNG_SEC_XFER_BYTES];
+	struct rng_stats st;
+
+	(void)state;
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	flush_with_credit(&r, 256);
+	while (rng_read_random(&r, buf, sizeof(buf)))
+		;
+	assert_int_equal(r.primary.entropy_count < 8, 1);
+	assert_int_equal(rng_read_urandom(&r, buf, 100), 100);
+	rng_stats(&r, &st);
+	assert_int_equal(st.seeded, 1);
+	assert_int_equal(st.primary_credited_bits, 256);
+}
+
+static void test_credit_to_the_secondary_does_not_seed(void **state)
+{
+	uint8_t buf[16];
+
+	(void)state;
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	r.primary.entropy_count = RNG_PRIMARY_WORDS * 32;    /* full: the flush fills the secondary */
+	r.credited_bits = RNG_PRIMARY_WORDS * 32;
+	flush_with_credit(&r, 256);
+	assert_int_equal(r.secondary.entropy_count, 256);
+	assert_false(rng_seeded(&r));
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+}
+
+/* What seeded the primary must reach urandom's first bytes: two
+ * instances with the same boot data and different samples must differ. */
+static void test_first_urandom_bytes_depend_on_what_seeded_the_primary(void **state)
+{
+	static struct rng a, b;
+	uint8_t out_a[32], out_b[32];
+
+	(void)state;
+	rng_init(&a, RNG_CREDIT_MEASURED);
+	rng_init(&b, RNG_CREDIT_MEASURED);
+	rng_mix_uncredited(&a, "boot", 4);
+	rng_mix_uncredited(&b, "boot", 4);
+	a.batch[0] = 0x1234;                 /* one sample differs */
+	b.batch[0] = 0x1235;
+	flush_with_credit(&a, 300);
+	flush_with_credit(&b, 300);
+	assert_int_equal(rng_read_urandom(&a, out_a, sizeof(out_a)), sizeof(out_a));
+	assert_int_equal(rng_read_urandom(&b, out_b, sizeof(out_b)), sizeof(out_b));
+	assert_memory_not_equal(out_a, out_b, sizeof(out_a));
+	if (a.credited_bits != (uint64_t)a.primary.entropy_count + (uint64_t)a.secondary.entropy_count +
+	    a.spent_bits)
+		fail_msg("identity broken by the seeding reseed");
+	assert_true(a.primary.entropy_count >= RNG_URANDOM_RESERVE_BITS);
+}
+
+static void test_seed_rules_serve_urandom_at_once(void **state)
+{
+	uint8_t buf[16];
+	static const enum rng_estimator seed_rules[] = { RNG_CREDIT_XYMORON, RNG_CREDIT_TSO };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		rng_init(&r, seed_rules[i]);
+		assert_false(rng_seeded(&r));
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
+		assert_int_equal(r.urandom_bytes, sizeof(buf));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_log2_16_is_floor_log2_of_low_16_bits, setup),
+		cmocka_unit_test_setup(test_urandom_serves_nothing_before_256_bits_reach_the_primary, setup),
+		cmocka_unit_test_setup(test_seeded_never_goes_back_when_the_pools_drain, setup),
+		cmocka_unit_test_setup(test_credit_to_the_secondary_does_not_seed, setup),
+		cmocka_unit_test_setup(test_seed_rules_serve_urandom_at_once, setup),
+		cmocka_unit_test_setup(test_first_urandom_bytes_depend_on_what_seeded_the_primary, setup),
 		cmocka_unit_test_setup(test_internal_bytes_are_not_counted_as_served, setup),
 		cmocka_unit_test_setup(test_benford_table_for_every_16bit_bucket, setup),
 		cmocka_unit_test_setup(test_delta_zero_credits_nothing, setup),
