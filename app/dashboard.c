@@ -93,6 +93,7 @@ struct snap {
 	uint64_t tr_bits, tr_tso;                    /* totals over trusted sources */
 	uint32_t stream_rate;                        /* COM2 bytes/s since the last snapshot */
 	int com2_present, com2_room, com2_yield, random_ready, seeded, urandom_ready;
+	uint32_t seeded_ms;
 };
 
 static struct snap s;
@@ -294,6 +295,7 @@ static void take_snapshot(void)
 	s.com2_yield = console_random_waiting;
 	s.random_ready = rng_random_ready(r);
 	s.seeded = st.seeded;
+	s.seeded_ms = kern_seeded_ms();
 	s.urandom_ready = rng_urandom_ready(r);
 	uint64_t dt = s.uptime_ms - prev_ms;
 	if (prev_ms && dt)
@@ -305,8 +307,7 @@ static void take_snapshot(void)
 }
 
 /* ---- the rows ---- */
-/* Returns the column after the row's text. */
-static int draw_pool(const char *label, int bits, int max)
+static void draw_pool(const char *label, int bits, int max)
 {
 	int c = put(0, A_TEXT, label);
 	(void)c;
@@ -323,7 +324,7 @@ static int draw_pool(const char *label, int bits, int max)
 	c = put(c, A_TEXT, " bits ");
 	char b[24];
 	put_right(c, 4, A_VALUE, u64_dec(b, (uint64_t)(bits < 0 ? 0 : bits) * 100 / (uint64_t)max));
-	return put(c + 4, A_TEXT, "%");
+	put(c + 4, A_TEXT, "%");
 }
 
 static void draw_table_row(const char *name, int irq, const char *trust, uint64_t ev,
@@ -346,7 +347,18 @@ static void draw_title(int row)
 	(void)row;
 	fill(0, COLS, A_TITLE, ' ');
 	put(1, A_TITLE, "rand86 " RAND86_VERSION " - interrupt entropy appliance");
-	put_right(COLS - 1 - 40, 40, A_TITLE, "entropy from interrupt timing");
+	/* urandom's one wait per boot (`seeded`, `seeded_ms` in status) */
+	char b[40], n[24];
+	const char *msg = s.urandom_ready ? "not seeded (seed rules)" : "waiting for seeding";
+	if (s.seeded) {
+		const char *d = u64_dec(n, s.seeded_ms);
+		size_t l = strlen(d);
+		memcpy(b, "seeded at ", 10);
+		memcpy(b + 10, d, l);
+		memcpy(b + 10 + l, " ms", 4);
+		msg = b;
+	}
+	put_right(COLS - 1 - 30, 30, A_TITLE, msg);
 }
 
 /* "D d HH:MM:SS", right to left from end; returns where it starts. */
@@ -383,13 +395,10 @@ static void draw_clock(int row)
 
 static void draw_pools(int row)
 {
-	if (row != ROW_PRIMARY) {
+	if (row == ROW_PRIMARY)
+		draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
+	else
 		draw_pool("Secondary pool", s.secondary, RNG_SECONDARY_WORDS * 32);
-		return;
-	}
-	int c = draw_pool("Primary pool", s.primary, RNG_PRIMARY_WORDS * 32);
-	/* urandom's one wait per boot (credit=measured): `seeded` in status */
-	put(c, s.seeded ? A_VALUE : A_WARN, s.seeded ? "  seeded" : "  not seeded");
 }
 
 /* The table's two heading rows: column, width (right-aligned in it), row 1, row 2. */

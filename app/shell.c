@@ -26,7 +26,7 @@ static const struct command commands[] = {
 	{ "status", "status                    clock, pools and counters as key: value", cmd_status },
 	{ "sources", "sources                   one line per entropy source", cmd_sources },
 	{ "random", "random N [hex|bin]        N bytes (1..16777216) by /dev/random rules: waits for entropy", cmd_random },
-	{ "urandom", "urandom N [hex|bin]       N bytes by /dev/urandom rules: never waits", cmd_urandom },
+	{ "urandom", "urandom N [hex|bin]       N bytes by /dev/urandom rules, once seeded", cmd_urandom },
 	{ "stream", "stream random|urandom     raw bytes on this port until Ctrl-C", cmd_stream },
 	{ "samples", "samples NAME N            the next N (1..100000) timing samples of a source", cmd_samples },
 	{ "bench", "bench                     in-kernel measurements on scratch state", cmd_bench },

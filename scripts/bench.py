@@ -215,6 +215,9 @@ def icount_figures():
             res[k] = int(out[k]) * ns / NS_PER_INSN
         res["bench_bps"] = int(out["urandom_bytes_per_s"])
         n = ICOUNT_BYTES
+        # Under -icount ...,sleep=off no source credits without input (the
+        # timer's deltas are exact), so urandom waits for seeding: type first.
+        vm.seed()
         # The least of a few: when the host reader falls behind, QEMU's
         # chardev holds THRE clear, the guest idles and guest time jumps.
         ms = min(guest_ms_for(vm, "urandom %d bin" % n, n) for _ in range(ICOUNT_TRIES))

@@ -11,7 +11,7 @@ from rand86 import ELF, ISO, ROOT, Rand86
 STATUS_KEYS = ["version", "uptime_ms", "cpu_khz", "clock", "hz", "credit",
                "primary_bits", "secondary_bits", "credited_bits", "random_bytes",
                "urandom_bytes", "batch_samples", "batch_flushes", "batch_overwrites",
-               "spent_bits"]
+               "spent_bits", "console_rx_dropped", "seeded", "seeded_ms"]
 
 
 def test_banner_is_first_line_and_boot_ends_with_prompt():

@@ -156,7 +156,7 @@ def test_dashboard_matches_status_and_sources_after_input():
             vm.key(q, gap=0.05)
         vm.send(b"xyzzy\x03")
         vm.com1.expect(rb"\^C\r\nrand86> ", 10)
-        vm.ok("urandom 100")
+        vm.ok("urandom 100", timeout=60)          # waits for seeding (the timer)
         # COM2 keeps serving urandom here, so byte counts move on their own:
         # exact comparisons are in the stream=off test below.
         time.sleep(SETTLE_S)
@@ -168,6 +168,9 @@ def test_dashboard_matches_status_and_sources_after_input():
         assert kbd["bits"] > 0 and kbd["tso_bits"] > 0, show(lines)
         assert kbd["health"] in ("warmup", "ok", "fail"), show(lines)
         assert "timer" in rows, show(lines)
+        # urandom was served, so seeded: the title says when, as status does
+        m = re.search(r"seeded at (\d+) ms\s*$", lines[0])
+        assert m and m.group(1) == vm.status()["seeded_ms"], lines[0]
         com2 = next(l for l in lines if l.startswith("COM2:"))
         assert re.search(r"streams urandom, \d+ bytes sent", com2), com2
     assert time.monotonic() - t0 < 30

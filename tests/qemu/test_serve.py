@@ -28,6 +28,7 @@ def type_keys(vm, n, gap=0.03):
 
 def test_urandom_hex_is_32_bytes_a_line_and_exact():
     with Rand86() as vm:
+        vm.seed()
         body = vm.ok("urandom 100")
         assert [len(l) for l in body] == [64, 64, 64, 8], body
         assert all(HEX_LINE.match(l) for l in body)
@@ -38,6 +39,7 @@ def test_urandom_hex_is_32_bytes_a_line_and_exact():
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 1000])
 def test_bin_output_is_exactly_n_bytes_then_crlf_ok(n):
     with Rand86() as vm:
+        vm.seed()
         vm.send("urandom %d bin\r" % n)
         vm.com1.expect(rb"urandom %d bin\r\n" % n)
         data = vm.com1.read_exact(n)
