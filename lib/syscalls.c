@@ -1,23 +1,38 @@
-/* newlib glue: a static heap for sbrk, and the few stubs newlib links against. */
+/* newlib glue: no heap, and the few stubs newlib links against. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* 64 KiB is plenty: nothing in rand86 allocates after boot, and 4 MiB must fit. */
-#define HEAP_SIZE (64 * 1024)
-static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
-static size_t heap_used;
+struct _reent;
 
-void *sbrk(ptrdiff_t incr)
+/*
+ * rand86 allocates nothing: every buffer is static, sized at build time,
+ * so 4 MiB is enough and nothing can run out after boot. newlib's
+ * snprintf (nano-svfprintf) still links the allocator for the one case
+ * that grows its buffer, asprintf's; into a fixed buffer it truncates
+ * and never calls it. These stubs stand in for newlib's malloc (about
+ * 5 KB of code and 1 KB of tables rand86 would carry for nothing): an
+ * allocation fails with ENOMEM.
+ */
+void *_malloc_r(struct _reent *r, size_t n)
 {
-	if (incr < 0 || (size_t)incr > HEAP_SIZE - heap_used) {
-		errno = ENOMEM;
-		return (void *)-1;
-	}
-	void *p = heap + heap_used;
-	heap_used += (size_t)incr;
-	return p;
+	(void)r;
+	(void)n;
+	errno = ENOMEM;
+	return NULL;
+}
+
+void *_realloc_r(struct _reent *r, void *p, size_t n)
+{
+	(void)p;
+	return _malloc_r(r, n);
+}
+
+void _free_r(struct _reent *r, void *p)
+{
+	(void)r;
+	(void)p;
 }
 
 int _write(int fd, const void *buf, size_t n) { (void)fd; (void)buf; (void)n; errno = ENOSYS; return -1; }
