@@ -75,8 +75,14 @@ def lownoise(r):
     return [0xa0 + r.randrange(8) for _ in range(N)]
 
 
+def ones(r):
+    # independent bits, 1 with probability 0.85: Markov's all-ones path bites
+    return [sum((r.random() < 0.85) << j for j in range(8)) for _ in range(N)]
+
+
 SYNTHETIC = [('uniform', uniform, 1), ('biased', biased, 2), ('markov', markov, 3),
-             ('periodic', periodic, 4), ('repeated', repeated, 5), ('lownoise', lownoise, 6)]
+             ('periodic', periodic, 4), ('repeated', repeated, 5), ('lownoise', lownoise, 6),
+             ('ones', ones, 7)]
 
 
 def names():
