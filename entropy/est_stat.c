@@ -379,10 +379,11 @@ static uint32_t rng_sa_first(const uint8_t *s, uint32_t n, unsigned bits,
 	unsigned k = 8 / bits, j, c;
 	uint32_t i, sum = 0, r = 0;
 
-	for (i = 0; i < n; i++) {
-		for (j = 0, c = 0; j < k; j++)
-			c = (c << bits) | (i + j < n ? s[i + j] : 0);
+	for (j = 0, c = 0; j < k; j++)
+		c = (c << bits) | (j < n ? s[j] : 0);
+	for (i = 0; i < n; i++) {                   /* a window sliding by one */
 		key[i] = (uint16_t)(c << 4 | (n - i < k ? n - i : k));
+		c = ((c << bits) | (i + k < n ? s[i + k] : 0)) & 0xff;
 	}
 	memset(cnt, 0, sizeof(uint16_t) << 12);
 	for (i = 0; i < n; i++)
