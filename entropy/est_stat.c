@@ -29,12 +29,14 @@
  *   - Caveat: a capture with exactly two distinct symbols makes the tool
  *     skip the bitstring and run 6.3.2-6.3.4 on the renumbered literal.
  *
- * Cost (host instructions, `make bench-host`): see the report in the
- * commit that added each estimator; t-tuple and LRS share one suffix
- * array (rng_est_tuple_lrs_milli) built by prefix doubling with a
- * counting sort, LCP by Kasai et al., the tuple counts by one stack pass
- * over the LCP intervals: O(n log n) worst case (periodic data), about
- * three doubling rounds on noisy data.
+ * Cost (host instructions, one call, `make bench-host`; n = 8192 bits or
+ * 1024 symbols): collision ~43k, Markov ~106k, compression ~780k (16
+ * bisection steps, each two sums over the 1365 blocks). t-tuple and LRS
+ * share one suffix array (rng_est_tuple_lrs_milli): prefix doubling with
+ * a counting sort, LCP by Kasai et al., the tuple counts from one stack
+ * pass over the LCP intervals; 2.0M (uniform bits) to 3.4M (keyboard
+ * captures) on 8192 bits, 0.25-0.45M on 1024 symbols, ~9.6M at worst
+ * (a period-3 bitstring: every doubling round runs). Scratch: 80 KiB.
  */
 #include <stdint.h>
 #include <stddef.h>
