@@ -16,7 +16,8 @@ ENTROPY_HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanit
 ENTROPY_HDRS := entropy/entropy.h entropy/entropy_internal.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
-ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure
+ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure \
+	test_entropy_est_stat
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
@@ -37,6 +38,18 @@ $(ENTROPY_HOST)/test_entropy_measure: tests/unit/test_entropy_measure.c $(ENTROP
 
 $(ENTROPY_HOST)/test_entropy_crypto: tests/unit/test_entropy_crypto.c $(ENTROPY_HOST)/gen/mix_vectors.h \
 		$(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
+
+# The estimators' vectors: committed symbols, ea_non_iid's figures (run once).
+ENTROPY_EST_VEC := tests/vectors/est_stat_vectors.py tests/vectors/est_stat/expected.txt \
+	$(wildcard tests/vectors/est_stat/*.bin)
+$(ENTROPY_HOST)/gen/est_stat_vectors.h: $(ENTROPY_EST_VEC)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_PYTHON) tests/vectors/est_stat_vectors.py header $@
+
+$(ENTROPY_HOST)/test_entropy_est_stat: tests/unit/test_entropy_est_stat.c \
+		$(ENTROPY_HOST)/gen/est_stat_vectors.h $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 

@@ -13,6 +13,24 @@ void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
 uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
 /* floor(2^16 * log2(x)) for x >= 1 (0 for x = 0). */
 uint32_t rng_log2_q16(uint64_t x);
+/* floor(sqrt(x)). */
+uint32_t rng_isqrt64(uint64_t x);
+
+/* SP 800-90B estimators 6.3.2-6.3.6 (est_stat.c). Each returns the min-entropy
+ * per symbol, thousandths of a bit, of s[0..n-1], n <= RNG_EST_MAX_N, each
+ * symbol < 2^bits; bits = 8 (literal) or 1 (bitstring: one bit per byte, as
+ * rng_est_bits makes it). bits * 1000 where the tool skips the estimator.
+ * scratch: RNG_EST_STAT_SCRATCH bytes, 4-byte aligned, caller-owned. */
+#define RNG_EST_MAX_N 8192
+#define RNG_EST_STAT_SCRATCH (5 * 2 * RNG_EST_MAX_N)
+void rng_est_bits(const uint8_t *s, uint32_t n, uint8_t *out);
+uint32_t rng_est_collision_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_markov_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_compression_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_ttuple_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_lrs_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+void rng_est_tuple_lrs_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch,
+			     uint32_t *ttuple, uint32_t *lrs);
 /* The bare hash-and-fold extraction (no accounting, no transfer): the
  * reference for tests. */
 void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);

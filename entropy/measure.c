@@ -127,7 +127,7 @@ uint32_t rng_log2_q16(uint64_t x)
 	return (k << 16) | frac;
 }
 
-static uint32_t rng_isqrt64(uint64_t x)
+uint32_t rng_isqrt64(uint64_t x)
 {
 	uint64_t r = 0, bit = 1ull << 62;
 

@@ -25,11 +25,33 @@ static struct rng r;
 static struct entropy_source kbd, shadow, kbd1999;
 static struct rng_pool pool1999;
 static uint8_t buf[BENCH_URANDOM_BYTES];
+static uint32_t est_scratch[RNG_EST_STAT_SCRATCH / 4];
+static uint8_t est_sym[1024], est_bits[8192], est_per[8192];
 
 /* A keyboard-like sequence of times: irregular gaps of ~0.1 s. */
 static uint64_t bench_time(unsigned i)
 {
 	return 1000000ull + (uint64_t)i * 97003u + (uint64_t)((i * 7919u) % 40009u) * 13u;
+}
+
+/* Inputs of the SP 800-90B estimators: 1024 noisy timing-like symbols
+ * (a steady base, 5 noisy low bits) and their bitstring; and the tuple
+ * estimators' worst case, a period-3 bitstring (prefix doubling runs
+ * all its rounds). */
+static void bench_est_inputs(void)
+{
+	uint32_t x = 2463534242u;
+	unsigned i;
+
+	for (i = 0; i < 1024; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		est_sym[i] = (uint8_t)(0x60 + (x & 31));
+	}
+	rng_est_bits(est_sym, 1024, est_bits);
+	for (i = 0; i < 8192; i++)
+		est_per[i] = i % 3 == 0;
 }
 
 /* The name is a literal "operation/reps": nothing but the request itself
@@ -131,6 +153,30 @@ int main(void)
 		CALLGRIND_ZERO_STATS;
 		rng_pool_extract(&r.secondary, buf, RNG_EXTRACT_BYTES);
 		bench_dump("secondary_round_10_bytes/1");
+	}
+	/* SP 800-90B 6.3.2-6.3.6 (est_stat.c), one call each */
+	bench_est_inputs();
+	for (i = 0; i < 3; i++) {
+		uint32_t tt, lrs;
+
+		CALLGRIND_ZERO_STATS;
+		rng_est_collision_milli(est_bits, 8192, 1, est_scratch);
+		bench_dump("est_collision_bits8192/1");
+		CALLGRIND_ZERO_STATS;
+		rng_est_markov_milli(est_bits, 8192, 1, est_scratch);
+		bench_dump("est_markov_bits8192/1");
+		CALLGRIND_ZERO_STATS;
+		rng_est_compression_milli(est_bits, 8192, 1, est_scratch);
+		bench_dump("est_compression_bits8192/1");
+		CALLGRIND_ZERO_STATS;
+		rng_est_tuple_lrs_milli(est_bits, 8192, 1, est_scratch, &tt, &lrs);
+		bench_dump("est_tuple_lrs_bits8192/1");
+		CALLGRIND_ZERO_STATS;
+		rng_est_tuple_lrs_milli(est_sym, 1024, 8, est_scratch, &tt, &lrs);
+		bench_dump("est_tuple_lrs_literal1024/1");
+		CALLGRIND_ZERO_STATS;
+		rng_est_tuple_lrs_milli(est_per, 8192, 1, est_scratch, &tt, &lrs);
+		bench_dump("est_tuple_lrs_period3_bits8192/1");
 	}
 	CALLGRIND_STOP_INSTRUMENTATION;
 	printf("bench done: %u urandom bytes, primary %d bits\n", BENCH_URANDOM_BYTES, r.primary.entropy_count);

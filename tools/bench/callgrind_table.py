@@ -43,6 +43,8 @@ def main():
                "extract_per_urandom_byte", "secondary_round_10_bytes"):
         if op in cost:
             print("%-28s %14.1f" % (op, cost[op]))
+    for op in sorted(o for o in cost if o.startswith("est_")):
+        print("%-34s %8.0f" % (op, cost[op]))
     if cost.get("add_timing_entropy_1999"):
         print("%-28s %14.2f" % ("ratio sample path 2002/1999", cost["add_timing_entropy"] / cost["add_timing_entropy_1999"]))
     if cost.get("tso_estimate"):

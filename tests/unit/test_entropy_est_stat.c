@@ -1,0 +1,160 @@
+/* Host tests of entropy/est_stat.c: SP 800-90B 6.3.2-6.3.6 against NIST's ea_non_iid. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "entropy_internal.h"
+#include "est_stat_vectors.h"
+
+/*
+ * Tolerance (the meter's contract): never above the tool by more than
+ * 0.5% + 2 milli, never below it by more than 2% -- plus 1 milli below,
+ * the floor to thousandths (a figure of 0.0120 bits can only be 11 or 12).
+ */
+#define EST_ABOVE(tool) ((tool) * 1005 / 1000000 + 2)
+#define EST_BELOW(tool) ((tool) * 98 / 100000 - 1)
+
+static void *scratch;
+static uint8_t bits[8 * 1024];
+
+static int setup(void **state)
+{
+	(void)state;
+	/* exactly the documented size, from malloc, so ASan sees any overrun */
+	scratch = malloc(RNG_EST_STAT_SCRATCH);
+	return scratch ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(scratch);
+	return 0;
+}
+
+static uint32_t est_run(int key, const uint8_t *sym)
+{
+	rng_est_bits(sym, 1024, bits);
+	switch (key) {
+	case EST_COLLISION_BIT: return rng_est_collision_milli(bits, 8192, 1, scratch);
+	case EST_MARKOV_BIT: return rng_est_markov_milli(bits, 8192, 1, scratch);
+	case EST_COMPRESSION_BIT: return rng_est_compression_milli(bits, 8192, 1, scratch);
+	case EST_TTUPLE_BIT: return rng_est_ttuple_milli(bits, 8192, 1, scratch);
+	case EST_LRS_BIT: return rng_est_lrs_milli(bits, 8192, 1, scratch);
+	case EST_TTUPLE_LIT: return rng_est_ttuple_milli(sym, 1024, 8, scratch);
+	default: return rng_est_lrs_milli(sym, 1024, 8, scratch);
+	}
+}
+
+/* Every vector, one estimator: within the tolerance of the tool's figure. */
+static void check_key(int key, unsigned width)
+{
+	size_t v;
+
+	for (v = 0; v < sizeof(est_vectors) / sizeof(est_vectors[0]); v++) {
+		const struct est_vector *e = &est_vectors[v];
+		int64_t tool = e->tool_micro[key], ours = est_run(key, e->sym);
+
+		if (tool < 0) {
+			if (ours != width * 1000)
+				fail_msg("%s: the tool skips this estimator, ours gave %lld (want %u)",
+					 e->name, (long long)ours, width * 1000);
+			continue;
+		}
+		if (ours > EST_ABOVE(tool) || ours < EST_BELOW(tool))
+			fail_msg("%s: ours %lld milli, ea_non_iid %.6f bits", e->name,
+				 (long long)ours, tool / 1e6);
+	}
+}
+
+static void test_collision_matches_tool(void **s) { (void)s; check_key(EST_COLLISION_BIT, 1); }
+static void test_markov_matches_tool(void **s) { (void)s; check_key(EST_MARKOV_BIT, 1); }
+static void test_compression_matches_tool(void **s) { (void)s; check_key(EST_COMPRESSION_BIT, 1); }
+static void test_ttuple_bitstring_matches_tool(void **s) { (void)s; check_key(EST_TTUPLE_BIT, 1); }
+static void test_lrs_bitstring_matches_tool(void **s) { (void)s; check_key(EST_LRS_BIT, 1); }
+static void test_ttuple_literal_matches_tool(void **s) { (void)s; check_key(EST_TTUPLE_LIT, 8); }
+static void test_lrs_literal_matches_tool(void **s) { (void)s; check_key(EST_LRS_LIT, 8); }
+
+/* utils.h read_file_subset: bit j of symbol i is (sym >> (7 - j)) & 1, unmapped. */
+static void test_bits_msb_first(void **s)
+{
+	static const uint8_t sym[3] = { 0x80, 0x01, 0xa5 };
+	static const uint8_t want[24] = { 1, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 1,
+					  1, 0, 1, 0, 0, 1, 0, 1 };
+	uint8_t out[24];
+
+	(void)s;
+	rng_est_bits(sym, 3, out);
+	assert_memory_equal(out, want, sizeof(want));
+}
+
+/* The convention is what the tool's figures need: LSB first misses them. */
+static void test_bits_lsb_first_misses_tool(void **s)
+{
+	const struct est_vector *e = &est_vectors[2];          /* markov */
+	int64_t tool = e->tool_micro[EST_MARKOV_BIT], ours;
+	unsigned i, j;
+
+	(void)s;
+	assert_string_equal(e->name, "markov");
+	for (i = 0; i < 1024; i++)
+		for (j = 0; j < 8; j++)
+			bits[8 * i + j] = (e->sym[i] >> j) & 1;
+	ours = rng_est_markov_milli(bits, 8192, 1, scratch);
+	assert_true(ours > EST_ABOVE(tool) || ours < EST_BELOW(tool));
+}
+
+/* What the tool does not run gives bits * 1000: it never lowers a minimum. */
+static void test_skipped_estimators_give_full_width(void **s)
+{
+	(void)s;
+	rng_est_bits(est_vectors[0].sym, 1024, bits);
+	assert_int_equal(rng_est_collision_milli(est_vectors[0].sym, 1024, 8, scratch), 8000);
+	assert_int_equal(rng_est_markov_milli(est_vectors[0].sym, 1024, 8, scratch), 8000);
+	assert_int_equal(rng_est_compression_milli(est_vectors[0].sym, 1024, 8, scratch), 8000);
+	/* 6.3.4 needs more than 1000 six-bit blocks: 6005 bits is too few */
+	assert_int_equal(rng_est_compression_milli(bits, 6005, 1, scratch), 1000);
+	/* 1001 blocks score one distance: the tool's sigma is infinite, p = 1 */
+	assert_int_equal(rng_est_compression_milli(bits, 6006, 1, scratch), 0);
+	assert_int_not_equal(rng_est_compression_milli(bits, 8192, 1, scratch), 1000);
+}
+
+/* One symbol repeated: every tuple is certain, no entropy (and the deepest
+ * LCP stack, n entries, stays inside the scratch). */
+static void test_constant_input_has_no_entropy(void **s)
+{
+	uint32_t tt, lrs;
+
+	(void)s;
+	memset(bits, 0, sizeof(bits));
+	rng_est_tuple_lrs_milli(bits, 8192, 1, scratch, &tt, &lrs);
+	assert_int_equal(tt, 0);
+	assert_int_equal(lrs, 0);
+	assert_int_equal(rng_est_markov_milli(bits, 8192, 1, scratch), 0);
+	assert_int_equal(rng_est_collision_milli(bits, 8192, 1, scratch), 0);
+	assert_int_equal(rng_est_compression_milli(bits, 8192, 1, scratch), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bits_msb_first),
+		cmocka_unit_test(test_bits_lsb_first_misses_tool),
+		cmocka_unit_test(test_collision_matches_tool),
+		cmocka_unit_test(test_markov_matches_tool),
+		cmocka_unit_test(test_compression_matches_tool),
+		cmocka_unit_test(test_ttuple_bitstring_matches_tool),
+		cmocka_unit_test(test_lrs_bitstring_matches_tool),
+		cmocka_unit_test(test_ttuple_literal_matches_tool),
+		cmocka_unit_test(test_lrs_literal_matches_tool),
+		cmocka_unit_test(test_skipped_estimators_give_full_width),
+		cmocka_unit_test(test_constant_input_has_no_entropy),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
