@@ -310,25 +310,16 @@ static void rng_pred_emit(struct rng_pred_work *w, uint32_t i, uint32_t j, uint3
 	}
 }
 
-/* One context length j over the buffer: predict, then count. */
+/* One context length j over bytes: predict, then count. */
 static void rng_pred_pass(struct rng_pred_work *w, uint32_t j)
 {
-	uint32_t i, x, y, c, c0, c1, ps = w->pstart;
+	uint32_t i, x, y, c, ps = w->pstart;
 
 	if (w->mmc)
 		ps = j + 1 < 2 ? 2 : j + 1;     /* 6.3.9: d = j - 1 <= i - 2 */
 	for (i = j; i < w->n; i++) {
 		x = w->ctx[i - 1];
 		y = w->s[i];
-		if (w->bits == 1) {
-			c0 = w->cnt[2 * x];
-			c1 = w->cnt[2 * x + 1];
-			if (i >= ps)
-				rng_pred_emit(w, i, j, c0 > c1 ? c0 : c1, c0 > c1 ? 0 : 1);
-			if (i >= w->cstart)
-				w->cnt[2 * x + y]++;
-			continue;
-		}
 		if (i >= ps)
 			rng_pred_emit(w, i, j, w->bestc[x], w->besty[x]);
 		if (i < w->cstart)
@@ -341,21 +332,90 @@ static void rng_pred_pass(struct rng_pred_work *w, uint32_t j)
 	}
 }
 
+/*
+ * The same over bits, the hot loop (16 x 8192 steps): a context of j
+ * bits with 2^j <= n is its own class (the pattern, no renumbering);
+ * longer ones use ctx[]. Counts of followers 0 and 1 sit side by side;
+ * the prediction is 1 on a tie (the larger symbol, as the tool).
+ */
+static void rng_pred_pass_bits(struct rng_pred_work *w, uint32_t j, int direct)
+{
+	const uint8_t *s = w->s;
+	const uint16_t *ctx = w->ctx;
+	uint16_t *cnt = w->cnt, *o1 = w->o1, *o2 = w->o2;
+	uint8_t *o3 = w->o3;
+	uint32_t i, x, c0, c1, by, pat = 0, mask = (1u << j) - 1, n = w->n;
+	uint32_t cs = w->cstart, mmc = (uint32_t)w->mmc, bit = 1u << (j - 1);
+	uint32_t ps = mmc ? (j + 1 < 2 ? 2 : j + 1) : w->pstart;
+
+	for (i = 0; i + 1 < j; i++)
+		pat = (pat << 1) | s[i];
+	for (i = j; i < n; i++) {
+		pat = ((pat << 1) | s[i - 1]) & mask;
+		x = 2 * (direct ? pat : ctx[i - 1]);
+		c0 = cnt[x];
+		c1 = cnt[x + 1];
+		if (i >= cs)
+			cnt[x + s[i]]++;
+		if (i < ps || !(c0 | c1))
+			continue;
+		by = c0 <= c1;
+		if (mmc) {
+			o1[i] |= (uint16_t)bit;
+			o2[i] |= (uint16_t)(by == s[i] ? bit : 0);
+		} else if ((by ? c1 : c0) >= o1[i]) {
+			o1[i] = (uint16_t)(by ? c1 : c0);
+			o3[i] = (uint8_t)by;
+		}
+	}
+}
+
+/* Classes of the j bits ending at each e >= j - 1, from their pattern. */
+static uint32_t rng_classes_of_bits(struct rng_pred_work *w, uint32_t j)
+{
+	uint32_t e, pat = 0, next = 0, mask = (1u << j) - 1;
+
+	memset(w->cnt, 0, 2 * w->n * sizeof(uint16_t));
+	for (e = 0; e < w->n; e++) {
+		pat = ((pat << 1) | w->s[e]) & mask;   /* < 2^j <= 2n */
+		if (e + 1 < j)
+			continue;
+		if (!w->cnt[pat])
+			w->cnt[pat] = (uint16_t)++next;
+		w->ctx[e] = (uint16_t)(w->cnt[pat] - 1);
+	}
+	return next;
+}
+
+/* Bits: contexts of 2^j <= n bits are patterns; longer ones get classes. */
+static void rng_pred_run_bits(struct rng_pred_work *w)
+{
+	uint32_t j, nc;
+
+	for (j = 1; j <= RNG_PRED_D && j < w->n; j++) {
+		if ((1u << j) <= w->n)
+			nc = 1u << j;
+		else if ((1u << (j - 1)) <= w->n)
+			nc = rng_classes_of_bits(w, j);
+		else
+			nc = rng_renumber(w, w->ctx, w->ctx, j - 1);
+		memset(w->cnt, 0, 2 * nc * sizeof(uint16_t));
+		rng_pred_pass_bits(w, j, (1u << j) <= w->n);
+	}
+}
+
 /* All context lengths 1..16, shortest first (the emit rules expect it). */
 static void rng_pred_run(struct rng_pred_work *w)
 {
 	uint32_t j, nc, ng;
 	uint16_t *t;
 
+	if (w->bits == 1) {
+		rng_pred_run_bits(w);
+		return;
+	}
 	nc = rng_renumber(w, NULL, w->ctx, 0);
 	for (j = 1; j <= RNG_PRED_D && j < w->n; j++) {
-		if (w->bits == 1) {
-			memset(w->cnt, 0, 2 * nc * sizeof(uint16_t));
-			rng_pred_pass(w, j);
-			if (j < RNG_PRED_D)
-				nc = rng_renumber(w, w->ctx, w->ctx, j);
-			continue;
-		}
 		ng = rng_renumber(w, w->ctx, w->gram, j);
 		memset(w->cnt, 0, ng * sizeof(uint16_t));
 		memset(w->bestc, 0, nc * sizeof(uint16_t));
