@@ -63,7 +63,7 @@ $(NEWLIB_STAMP): | deps
 # a trusted sample is 263 instructions at -Os against 275, make bench):
 # keep new hot code out of it.
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
-	lib/options drivers/pci arch/x86/clock arch/x86/cmos entropy/est_stat
+	lib/options drivers/pci arch/x86/clock arch/x86/cmos entropy/est_stat entropy/est_pred
 $(COLD_OBJS:%=$(BUILD)/k/%.o): KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)

@@ -17,7 +17,7 @@ ENTROPY_HDRS := entropy/entropy.h entropy/entropy_internal.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
 ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure \
-	test_entropy_est_stat
+	test_entropy_est_stat test_entropy_est_pred
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
@@ -33,6 +33,12 @@ $(ENTROPY_HOST)/test_entropy: tests/unit/test_entropy.c $(ENTROPY_SRCS) $(ENTROP
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 
 $(ENTROPY_HOST)/test_entropy_measure: tests/unit/test_entropy_measure.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
+
+# The predictors against ea_non_iid's stored figures (tests/vectors/).
+$(ENTROPY_HOST)/test_entropy_est_pred: tests/unit/test_entropy_est_pred.c tests/vectors/pred_expected.h \
+		$(wildcard tests/vectors/*.bin) $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 

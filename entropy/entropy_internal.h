@@ -34,4 +34,21 @@ void rng_est_tuple_lrs_milli(const uint8_t *s, uint32_t n, unsigned bits, void *
 /* The bare hash-and-fold extraction (no accounting, no transfer): the
  * reference for tests. */
 void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);
+/* SP 800-90B non-IID estimators over a buffer (entropy/est_*.c): min-entropy
+ * per symbol, thousandths of a bit, of s[0..n-1], each symbol < 2^bits;
+ * bits = 8 (literal) or 1 (bitstring: one bit per byte, 0 or 1). scratch:
+ * at least RNG_EST_SCRATCH bytes of caller-owned memory. */
+#define RNG_EST_NMAX_LIT 1024       /* longer input: the last ones judged */
+#define RNG_EST_NMAX_BIT 8192
+#ifndef RNG_EST_SCRATCH
+#define RNG_EST_SCRATCH (10 * RNG_EST_NMAX_BIT)   /* est_pred.c, bits: 10 bytes a bit */
+#endif
+uint32_t rng_est_multimcw_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_lag_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+/* 6.3.7 steps 3-6 from C correct of N, longest run r, alphabet k. */
+uint32_t rng_pred_estimate_milli(uint32_t c, uint32_t n, uint32_t r, uint32_t k);
+/* Q32 p in [lo, 1] solving 6.3.7 step 5 for a run of r in n, rounded up. */
+uint64_t rng_local_p_q32(uint64_t lo, uint32_t r, uint32_t n);
 #endif
