@@ -17,11 +17,11 @@ NEWLIB_LIBC   := $(NEWLIB_PREFIX)/i386-elf/lib/libc.a
 # --- the kernel ---
 KCFLAGS := -m32 -march=i386 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 -mgeneral-regs-only \
-	-O2 -g -std=gnu11 -Wall -Wextra -Werror -nostdinc \
+	-O2 -g -std=gnu11 -Wall -Wextra -Werror -nostdinc -ffunction-sections -fdata-sections \
 	-isystem $(NEWLIB_INC) -isystem $(shell gcc -m32 -print-file-name=include) \
 	-I. -Iarch/x86 -Ientropy -DRAND86_VERSION='"$(VERSION)"'
 KASFLAGS := -m32 -march=i386 -I. -Iarch/x86
-KLDFLAGS := -m elf_i386 -T link.ld -nostdlib -z noexecstack --no-warn-rwx-segments
+KLDFLAGS := -m elf_i386 -T link.ld -nostdlib -z noexecstack --no-warn-rwx-segments --gc-sections
 
 include entropy/entropy.mk
 
