@@ -34,6 +34,7 @@ enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1, RNG_CREDIT_MEAS
 #define RNG_METER_RCT_C    16      /* 4.4.1 cutoff, H = 2, alpha = 2^-30 */
 #define RNG_METER_APT_C    343     /* 4.4.2 cutoff, H = 2, alpha = 2^-30, W = 1024 */
 #define RNG_METER_MAX_MILLI 8000   /* the symbol is 8 bits wide */
+#define RNG_METER_FULL_EVERY 512   /* symbols between full assessments, once the window is full */
 
 enum rng_health { RNG_HEALTH_WARMUP = 0, RNG_HEALTH_OK = 1, RNG_HEALTH_FAIL = 2 };
 
@@ -54,6 +55,8 @@ struct rng_meter {
 	uint8_t winner;                      /* index of the best lag (0 = lag 1) */
 	uint32_t h_milli;                    /* last estimate, thousandths of a bit */
 	uint32_t local_r, local_n, local_milli;  /* cache of the Lag local bound */
+	uint32_t full_milli;                 /* last full assessment (8000 before the first) */
+	uint64_t full_n;                     /* n when it ran (0: never) */
 };
 
 /* One trusted sample queued by the interrupt path for the flush: the
@@ -163,6 +166,7 @@ struct rng_source_stats {
 	int irq, trusted, capture;
 	uint64_t events, bits, tso_bits, credited;
 	uint32_t h_milli, rct_fail, apt_fail;  /* the meter (trusted sources) */
+	uint32_t full_milli, full_age;       /* held full assessment, symbols since it ran */
 	uint32_t unmeasured;                 /* samples its full queue dropped: never credited */
 	int health;                          /* enum rng_health */
 };
@@ -205,8 +209,12 @@ void rng_source_own_pass_check(struct entropy_source *src);
 void rng_meter_init(struct rng_meter *m);
 /* Add one symbol: health tests, window counts, Lag predictor. */
 void rng_meter_add(struct rng_meter *m, uint8_t sym);
-/* Recompute and return h_milli = min(MCV, Lag) over the window, 0..8000. */
+/* Recompute and return h_milli = min(MCV, Lag, the held full assessment)
+ * over the window, 0..8000; runs the full assessment when it is due. */
 uint32_t rng_meter_estimate(struct rng_meter *m);
+/* The full assessment (6.3.2-6.3.6 on the window's symbols and bits) now;
+ * its result is also held in m->full_milli. */
+uint32_t rng_meter_full_milli(struct rng_meter *m);
 enum rng_health rng_meter_health(const struct rng_meter *m);
 const char *rng_health_name(enum rng_health h);
 /* The two estimates alone, for tests and tools (thousandths of a bit). */

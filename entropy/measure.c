@@ -92,6 +92,7 @@
 void rng_meter_init(struct rng_meter *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->full_milli = RNG_METER_MAX_MILLI;
 }
 
 /**********************************************************************
@@ -384,10 +385,72 @@ uint32_t rng_meter_lag_milli(struct rng_meter *m)
 	return h < g ? h : g;
 }
 
+/**********************************************************************
+ * The full assessment: the rest of 6.3 over the window, now and then
+ **********************************************************************/
+
+/* One shared work area: the flush measures one source at a time, in the
+ * main loop, so every meter (and bench's scratch ones) can use it. */
+static struct {
+	uint8_t sym[RNG_METER_W];
+	uint8_t bit[RNG_METER_W * 8];
+	uint32_t work[RNG_EST_STAT_SCRATCH / 4];
+} rng_full_area;
+
+static uint32_t rng_min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+uint32_t rng_meter_full_milli(struct rng_meter *m)
+{
+	uint32_t n = rng_meter_window(m), nb = n * 8, i, t, l, h;
+	unsigned p = (unsigned)((m->pos + RNG_METER_HIST - n) % RNG_METER_HIST);
+	uint8_t *sym = rng_full_area.sym, *bit = rng_full_area.bit;
+	void *w = rng_full_area.work;
+
+	for (i = 0; i < n; i++, p = p + 1 == RNG_METER_HIST ? 0 : p + 1)
+		sym[i] = m->hist[p];                  /* oldest first, as captured */
+	rng_est_bits(sym, n, bit);
+	/* H_original: t-tuple and LRS on the symbols (MCV and Lag run live) */
+	rng_est_tuple_lrs_milli(sym, n, 8, w, &t, &l);
+	h = t < l ? t : l;
+	/* 8 x H_bitstring: every estimator the tool runs on the bits but
+	 * MCV, MultiMCW, Lag and the predictors (never the minimum on this
+	 * appliance's captures: docs/ENTROPY.md) */
+	rng_est_tuple_lrs_milli(bit, nb, 1, w, &t, &l);
+	h = rng_min3(h, 8 * t, 8 * l);
+	h = rng_min3(h, 8 * rng_est_collision_milli(bit, nb, 1, w),
+		8 * rng_est_markov_milli(bit, nb, 1, w));
+	h = rng_min3(h, 8 * rng_est_compression_milli(bit, nb, 1, w), RNG_METER_MAX_MILLI);
+	m->full_milli = h;
+	m->full_n = m->n;
+	return h;
+}
+
+/* Due at 64, 128, 256, 512 and 1024 symbols, then every
+ * RNG_METER_FULL_EVERY: a full window's assessment costs ~5 M host
+ * instructions, so it cannot run every flush. */
+static int rng_meter_full_due(const struct rng_meter *m)
+{
+	if (m->n < RNG_METER_MIN)
+		return 0;
+	if (m->full_n == 0)
+		return 1;
+	if (m->full_n < RNG_METER_W)
+		return m->n >= 2 * m->full_n || m->n >= RNG_METER_W;
+	return m->n - m->full_n >= RNG_METER_FULL_EVERY;
+}
+
 uint32_t rng_meter_estimate(struct rng_meter *m)
 {
-	uint32_t mcv = rng_meter_mcv_milli(m), lag = rng_meter_lag_milli(m);
-	uint32_t h = mcv < lag ? mcv : lag;
+	uint32_t mcv = rng_meter_mcv_milli(m), lag = rng_meter_lag_milli(m), h;
+
+	if (rng_meter_full_due(m))
+		rng_meter_full_milli(m);
+	h = rng_min3(mcv, lag, m->full_milli);
 
 	if (h > RNG_METER_MAX_MILLI)
 		h = RNG_METER_MAX_MILLI;

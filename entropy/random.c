@@ -783,6 +783,8 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->tso_bits = src->tso_bits;
 	st->credited = src->credited;
 	st->h_milli = src->meter.h_milli;
+	st->full_milli = src->meter.full_milli;
+	st->full_age = (uint32_t)(src->meter.n - src->meter.full_n);
 	st->health = rng_meter_health(&src->meter);
 	st->rct_fail = src->meter.rct_fail;
 	st->apt_fail = src->meter.apt_fail;

@@ -72,6 +72,42 @@ static void check_key(int key, unsigned width)
 	}
 }
 
+/*
+ * The meter's full assessment of a window holding the vector: the least
+ * of the tool's figures for the estimators it runs (literal t-tuple and
+ * LRS, 8 x each bitstring one), taken from the stored figures. Bitstring
+ * figures count 8 times, and so do their rounding and tolerance.
+ */
+static void test_meter_full_assessment_is_the_tools_least_figure(void **s)
+{
+	static struct rng_meter m;
+	size_t v;
+
+	(void)s;
+	for (v = 0; v < sizeof(est_vectors) / sizeof(est_vectors[0]); v++) {
+		const struct est_vector *e = &est_vectors[v];
+		int64_t want = 8000000, ours, tol_above = 0, tol_below = 0;
+
+		for (int key = 0; key < EST_N_KEYS; key++) {
+			int64_t t = e->tool_micro[key], k = key >= EST_TTUPLE_LIT ? 1 : 8;
+			if (t >= 0 && t * k < want) {
+				want = t * k;
+				tol_above = k * EST_ABOVE(t);
+				tol_below = k * EST_BELOW(t);
+			}
+		}
+		rng_meter_init(&m);
+		for (unsigned i = 0; i < 1024; i++)
+			rng_meter_add(&m, e->sym[i]);
+		ours = rng_meter_full_milli(&m);
+		if (want == 8000000 ? ours != 8000 : ours > tol_above || ours < tol_below)
+			fail_msg("%s: the meter's full assessment %lld milli, the tool's least figure %.6f",
+				 e->name, (long long)ours, want / 1e6);
+		if (rng_meter_estimate(&m) > (uint32_t)ours)
+			fail_msg("%s: h_milli above the full assessment", e->name);
+	}
+}
+
 static void test_collision_matches_tool(void **s) { (void)s; check_key(EST_COLLISION_BIT, 1); }
 static void test_markov_matches_tool(void **s) { (void)s; check_key(EST_MARKOV_BIT, 1); }
 static void test_compression_matches_tool(void **s) { (void)s; check_key(EST_COMPRESSION_BIT, 1); }
@@ -144,6 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bits_msb_first),
+		cmocka_unit_test(test_meter_full_assessment_is_the_tools_least_figure),
 		cmocka_unit_test(test_bits_lsb_first_misses_tool),
 		cmocka_unit_test(test_collision_matches_tool),
 		cmocka_unit_test(test_markov_matches_tool),
