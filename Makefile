@@ -55,7 +55,8 @@ $(NEWLIB_STAMP): | deps
 
 # Cold code, built for size to keep text+data < 64 KiB: the VGA dashboard
 # redraws one row per main-loop pass four times a second (-Os saves ~3.8
-# KB); the shell, its commands, the option parser, the bench harness around
+# KB); the shell, its commands, the option parser and its warnings, the
+# formatting helpers (64-bit decimals, escapes), the bench harness around
 # its timed calls, PCI probing, the CMOS clock and the clock's setup run
 # once per command or once per boot (~1.5 KB). The interrupt and output
 # paths stay -O2, but for arch/x86/clock.c, whose hot calls (clock_now,
@@ -63,7 +64,8 @@ $(NEWLIB_STAMP): | deps
 # a trusted sample is 263 instructions at -Os against 275, make bench):
 # keep new hot code out of it.
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
-	lib/options drivers/pci arch/x86/clock arch/x86/cmos entropy/est_stat entropy/est_pred
+	lib/options lib/fmt kern/options drivers/pci arch/x86/clock arch/x86/cmos \
+	entropy/est_stat entropy/est_pred
 $(COLD_OBJS:%=$(BUILD)/k/%.o): KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)

@@ -80,7 +80,8 @@ static int parse_count_format(int argc, char **argv, uint32_t *count, struct out
 		if (strcmp(argv[2], "bin") == 0)
 			o->bin = 1;
 		else if (strcmp(argv[2], "hex") != 0)
-			return cmd_error("%s: format must be hex or bin, not '%s'", argv[0], argv[2]);
+			return cmd_error("%s: format must be hex or bin, not '%s'", argv[0],
+				cmd_shown(argv[2]));
 	}
 	return 0;
 }
@@ -279,7 +280,8 @@ int cmd_samples(int argc, char **argv)
 		return cmd_error("usage: samples NAME N");
 	struct entropy_source *src = rng_find_source(&rng_live, argv[1]);
 	if (!src)
-		return cmd_error("samples: no source '%s' (see sources)", argv[1]);
+		return cmd_error("samples: no source '%s' (see sources)",
+			cmd_shown(argv[1]));
 	if (cmd_number("samples", "N", argv[2], 1, SAMPLES_MAX, &n) < 0)
 		return -1;
 	int rc = 0;

@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "kern/kernel.h"
 #include "drivers/serial.h"
+#include "lib/fmt.h"
 #include "lib/lineedit.h"
 #include "lib/num.h"
 
@@ -54,12 +55,21 @@ int cmd_error(const char *fmt, ...)
 	return -1;
 }
 
+/* The line editor admits only printable ASCII, so today this changes
+ * nothing; it keeps every echo of outside text on the one escape. */
+const char *cmd_shown(const char *word)
+{
+	static char shown[LINE_MAX_CHARS + 1];
+	fmt_printable(shown, sizeof(shown), word, strlen(word));
+	return shown;
+}
+
 int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min, uint32_t max,
 	uint32_t *out)
 {
 	int rc = parse_u32_range(arg, min, max, out);
 	if (rc == -1)
-		return cmd_error("%s: '%s' is not a number (%s is %lu..%lu)", cmd, arg, what,
+		return cmd_error("%s: '%s' is not a number (%s is %lu..%lu)", cmd, cmd_shown(arg), what,
 			(unsigned long)min, (unsigned long)max);
 	if (rc == -2)
 		return cmd_error("%s: %s must be %lu..%lu", cmd, what, (unsigned long)min,
@@ -145,7 +155,7 @@ static void run_line(char *line)
 			kprintf("ok\r\n");
 		return;
 	}
-	cmd_error("unknown command '%s' (try help)", argv[0]);
+	cmd_error("unknown command '%s' (try help)", cmd_shown(argv[0]));
 }
 
 void shell_start(void)

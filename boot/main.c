@@ -43,6 +43,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 		kprintf("warning: not started by a multiboot loader (magic 0x%08lx)\r\n", (unsigned long)magic);
 	kern_options_init(mb && (mb->flags & MB_INFO_CMDLINE) ? (const char *)mb->cmdline : "");
 	console_init(boot_opts.baud);                       /* COM1, VGA, COM2 */
+	kern_options_warn();
 	rng_live_init(boot_opts.credit);
 	pit_init(boot_opts.hz);
 	serial_enable_irq(COM1);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/ata.h"
+#include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/options.h"
 #include "entropy.h"
@@ -46,6 +47,8 @@
 #define ATA_READ_PERIOD_MS 100      /* at most one read per disk per period */
 #define ATA_READ_TIMEOUT_MS 2000    /* a read not completed by then is an error */
 #define ATA_LBA28_MAX 0x0FFFFFFFu
+#define ATA_ID_MODEL       27       /* IDENTIFY DEVICE words 27..46: model number */
+#define ATA_ID_MODEL_WORDS 20
 
 /* Disk completion times vary with seek and rotational latency on the
  * millisecond scale; below that the controller's own clock dominates and
@@ -67,7 +70,7 @@ struct ata_disk {
 	int present;
 	int chan, slave;
 	uint32_t sectors;               /* LBA28 addressable sectors */
-	char model[41];
+	char model[2 * ATA_ID_MODEL_WORDS * FMT_ESC_LEN + 1];   /* as shown: escaped */
 	char name[5];
 	struct entropy_source src;
 	struct deadline next_read;
@@ -155,19 +158,19 @@ static int identify(struct ata_channel *c, int slave, uint16_t id[256])
 	return 1;
 }
 
-static void id_string(const uint16_t *id, int first, int words, char *out)
+/* An IDENTIFY string (two chars a word, high byte first, space padded) as
+ * the console shows it: the disk's bytes are outside text, escaped. */
+static void id_string(const uint16_t *id, int first, int words, char *out, size_t size)
 {
-	int n = 0;
-	for (int i = 0; i < words; i++) {
-		out[n++] = (char)(id[first + i] >> 8);
-		out[n++] = (char)(id[first + i] & 0xFF);
+	char raw[2 * ATA_ID_MODEL_WORDS];
+	size_t n = 0;
+	for (int i = 0; i < words && n + 2 <= sizeof(raw); i++) {
+		raw[n++] = (char)(id[first + i] >> 8);
+		raw[n++] = (char)(id[first + i] & 0xFF);
 	}
-	out[n] = 0;
-	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == 0))
-		out[--n] = 0;
-	for (int i = 0; i < n; i++)
-		if (out[i] < 0x20 || out[i] > 0x7E)
-			out[i] = '?';
+	while (n > 0 && (raw[n - 1] == ' ' || raw[n - 1] == 0))
+		n--;
+	fmt_printable(out, size, raw, n);
 }
 
 static void ata_irq(int irq)
@@ -291,7 +294,7 @@ static int probe_disk(int idx, int trusted)
 	}
 	if (sectors > ATA_LBA28_MAX)
 		sectors = ATA_LBA28_MAX;
-	id_string(id, 27, 20, dk->model);
+	id_string(id, ATA_ID_MODEL, ATA_ID_MODEL_WORDS, dk->model, sizeof(dk->model));
 	dk->present = 1;
 	dk->chan = ch;
 	dk->slave = sl;

@@ -20,9 +20,10 @@ extern struct rng rng_live;                  /* the appliance's pools (seam.c) *
 extern uint32_t boot_to_prompt_ms;           /* loop.c: when the prompt came up */
 
 /* ---- options.c ---- */
-/* Parse the multiboot command line into boot_opts, once; each ignored word
- * is reported (held by kprintf until the console is up). */
+/* Parse the multiboot command line into boot_opts, once, before the console. */
 void kern_options_init(const char *cmdline);
+/* Once the console is up: report every ignored word, however many. */
+void kern_options_warn(void);
 
 /* ---- console.c: COM1 and the VGA mirror ---- */
 /* Bring up COM1 and the screen, plug them into kprintf, then COM2 at the

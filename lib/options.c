@@ -101,29 +101,30 @@ static int apply(struct boot_options *o, char *word)
 }
 
 void options_parse(struct boot_options *o, const char *cmdline,
-	void (*warn)(const char *word, void *ctx), void *ctx)
+	void (*warn)(const char *word, size_t len, void *ctx), void *ctx)
 {
-	char word[OPT_WORD_MAX + 1], orig[OPT_WORD_MAX + 1];
+	char word[OPT_WORD_MAX + 1];
 	const char *p = cmdline;
 	if (!p)
 		return;
 	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p += strspn(p, " \t");
 		if (!*p)
 			break;
-		size_t len = 0;
-		while (p[len] && p[len] != ' ' && p[len] != '\t')
-			len++;
-		size_t keep = len > OPT_WORD_MAX ? OPT_WORD_MAX : len;
-		memcpy(word, p, keep);
-		word[keep] = '\0';
+		const char *w = p;
+		size_t len = strcspn(p, " \t");
 		p += len;
-		if (!strchr(word, '='))
+		if (!memchr(w, '=', len))
 			continue;                 /* the kernel path, or a bare word */
-		memcpy(orig, word, keep + 1);
-		if (len > OPT_WORD_MAX || apply(o, word) < 0)
-			warn(orig, ctx);
+		/* No option is that long: an overlong word is ignored unparsed. */
+		int applied = 0;
+		if (len <= OPT_WORD_MAX) {
+			memcpy(word, w, len);
+			word[len] = '\0';
+			applied = apply(o, word) == 0;
+		}
+		if (!applied && warn)
+			warn(w, len, ctx);
 	}
 	/* Without ata=, disks are trusted only where measurement caps them:
 	 * xymoron and tso replay 2002 with the seed's set of sources. */

@@ -1,6 +1,7 @@
 /* Boot options from the multiboot command line (docs/PROTOCOL.md "Boot options"). */
 #ifndef RAND86_OPTIONS_H
 #define RAND86_OPTIONS_H
+#include <stddef.h>
 #include <stdint.h>
 
 enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
@@ -22,13 +23,16 @@ struct boot_options {
 	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
 };
 
-#define OPT_WORD_MAX 200               /* longer words are reported truncated */
+#define OPT_WORD_MAX 200               /* longer words are ignored, shown truncated */
 
 void options_defaults(struct boot_options *o);
-/* Parse `cmdline` into o. For each ignored word, warn(word, ctx) is called;
- * the default stays in force. Words without '=' are skipped silently. */
+/* Parse `cmdline` into o. For each ignored word, warn(word, len, ctx) is
+ * called with the whole word as given (len bytes in cmdline, not
+ * NUL-terminated; it may be over OPT_WORD_MAX): showing it is the caller's.
+ * The default stays in force. Words without '=' are skipped silently.
+ * warn may be NULL: the same parse, no report. */
 void options_parse(struct boot_options *o, const char *cmdline,
-	void (*warn)(const char *word, void *ctx), void *ctx);
+	void (*warn)(const char *word, size_t len, void *ctx), void *ctx);
 
 const char *stream_mode_name(enum stream_mode m);
 const char *credit_mode_name(enum credit_mode m);

@@ -105,3 +105,14 @@ def test_no_disks():
         assert vm.boot_log.count("ata: no disks") == 1
         assert not any(k.startswith("ata") for k in vm.sources())
         vm.ok("status")
+
+
+def test_disk_model_bytes_outside_printable_ascii_are_escaped(disk_image):
+    # QEMU passes the model string to IDENTIFY byte for byte; "\u00e9" is c3 a9
+    model = "\x1b[31mEVIL\x07\x01\u00e9"
+    extra = ["-drive", "file=%s,format=raw,if=none,id=d0" % disk_image,
+             "-device", "ide-hd,drive=d0,bus=ide.0,unit=0,model=" + model]
+    with Rand86(extra=extra, wait_prompt=False) as vm:
+        log = vm.com1.expect(rb"(rand86 .*?)rand86> ", 60).group(1)
+    line = [l for l in log.split(b"\r\n") if l.startswith(b"ata0: model ")]
+    assert line == [rb"ata0: model '\x1b[31mEVIL\x07\x01\xc3\xa9'"], line

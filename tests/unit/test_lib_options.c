@@ -3,17 +3,23 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "lib/options.h"
 
-struct warnings { int n; char words[16][OPT_WORD_MAX + 1]; };
+/* The first 16 warnings: up to OPT_WORD_MAX bytes of each word and its whole length. */
+struct warnings { int n; char words[16][OPT_WORD_MAX + 1]; size_t lens[16]; };
 
-static void collect(const char *word, void *ctx)
+static void collect(const char *word, size_t len, void *ctx)
 {
 	struct warnings *w = ctx;
-	if (w->n < 16)
-		strcpy(w->words[w->n], word);
+	if (w->n < 16) {
+		size_t keep = len > OPT_WORD_MAX ? OPT_WORD_MAX : len;
+		memcpy(w->words[w->n], word, keep);
+		w->words[w->n][keep] = '\0';
+		w->lens[w->n] = len;
+	}
 	w->n++;
 }
 
@@ -129,7 +135,7 @@ static void test_bad_word_does_not_stop_later_words(void **state)
 	assert_int_equal(o.stream, STREAM_OFF);
 }
 
-static void test_overlong_word_warns_truncated(void **state)
+static void test_overlong_word_is_warned_whole(void **state)
 {
 	(void)state;
 	char line[600];
@@ -139,7 +145,45 @@ static void test_overlong_word_warns_truncated(void **state)
 	struct warnings w;
 	parse(line, &w);
 	assert_int_equal(w.n, 1);
-	assert_int_equal(strlen(w.words[0]), OPT_WORD_MAX);
+	assert_int_equal(w.lens[0], sizeof(line) - 1);
+}
+
+static void test_overlong_word_with_equals_after_200_is_warned(void **state)
+{
+	(void)state;
+	char line[300];
+	memset(line, 'x', 210);
+	strcpy(line + 210, "=1 hz=50");
+	struct warnings w;
+	struct boot_options o = parse(line, &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.lens[0], 212);
+	assert_int_equal(o.hz, 50);
+}
+
+static void test_overlong_valid_looking_word_is_not_applied(void **state)
+{
+	(void)state;
+	char line[300] = "hz=";
+	memset(line + 3, '0', 250);
+	strcpy(line + 253, "50");                  /* hz=000...050: 50, but 255 long */
+	struct warnings w;
+	struct boot_options o = parse(line, &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(o.hz, 100);
+}
+
+static void test_every_bad_word_is_reported_however_many(void **state)
+{
+	(void)state;
+	static char line[8000];
+	size_t at = 0;
+	for (int i = 0; i < 700; i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "k%d=v ", i);
+	struct warnings w;
+	parse(line, &w);
+	assert_int_equal(w.n, 700);
+	assert_string_equal(w.words[15], "k15=v");
 }
 
 int main(void)
@@ -151,7 +195,10 @@ int main(void)
 		cmocka_unit_test(test_every_option_parses),
 		cmocka_unit_test(test_bad_values_warn_and_keep_defaults),
 		cmocka_unit_test(test_bad_word_does_not_stop_later_words),
-		cmocka_unit_test(test_overlong_word_warns_truncated),
+		cmocka_unit_test(test_overlong_word_is_warned_whole),
+		cmocka_unit_test(test_overlong_word_with_equals_after_200_is_warned),
+		cmocka_unit_test(test_overlong_valid_looking_word_is_not_applied),
+		cmocka_unit_test(test_every_bad_word_is_reported_however_many),
 	};
 	return cmocka_run_group_tests_name("lib/options", tests, NULL, NULL);
 }
