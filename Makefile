@@ -62,10 +62,13 @@ $(NEWLIB_STAMP): | deps
 # paths stay -O2, but for arch/x86/clock.c, whose hot calls (clock_now,
 # entropy_now) are a compare and an rdtsc at either level (disassembled;
 # a trusted sample is 263 instructions at -Os against 275, make bench):
-# keep new hot code out of it.
+# keep new hot code out of it. Also cold: the disk driver (a read every
+# 100 ms), device probing, the line editor and number parsing (one call
+# per console byte or word), and the meter's full assessment (every 512
+# samples of a source, ~5 M instructions either way).
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
-	lib/options lib/fmt kern/options drivers/pci arch/x86/clock arch/x86/cmos \
-	entropy/est_stat entropy/est_pred
+	lib/options lib/fmt lib/num lib/lineedit kern/options kern/devices drivers/pci \
+	drivers/ata arch/x86/clock arch/x86/cmos entropy/est_stat entropy/est_pred
 $(COLD_OBJS:%=$(BUILD)/k/%.o): KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)
