@@ -209,6 +209,44 @@ static void test_geometric_scores_about_one_bit(void **state)
 	assert_in_range(rng_meter_mcv_milli(&m), 750, 1000);
 }
 
+/* A deterministic emulator's timer: 0x17 four times in five, 0x16 once. */
+static uint8_t gen_two_symbols(unsigned i) { return i % 5 == 4 ? 0x16 : 0x17; }
+
+static void test_startup_fails_a_source_mostly_one_symbol_by_64_samples(void **state)
+{
+	unsigned i;
+
+	(void)state;
+	rng_meter_init(&m);
+	for (i = 0; i < RNG_METER_MIN; i++) {
+		rng_meter_add(&m, gen_two_symbols(i));
+		/* 4.4.2's cutoff for H = 2 over a prefix of n symbols,
+		 * 1 + floor(n/4 + 6.109 sqrt(3n/16)): at n = 21 it is 18 and 0x17
+		 * has come 17 times; at n = 22, 18 against 18. The RCT (16 in a
+		 * row) never fires on this pattern. */
+		if ((rng_meter_health(&m) == RNG_HEALTH_FAIL) != (i + 1 >= 22))
+			fail_msg("after %u samples: health %s", i + 1,
+				rng_health_name(rng_meter_health(&m)));
+	}
+	assert_int_equal(rng_meter_health(&m), RNG_HEALTH_FAIL);
+	assert_int_equal(m.rct_fail, 0);
+	assert_int_equal(m.apt_fail, 1);
+}
+
+static void test_startup_passes_uniform_sources_down_to_two_bits(void **state)
+{
+	(void)state;
+	for (kbits = 2; kbits <= 8; kbits++) {
+		for (unsigned seed = 1; seed <= 20; seed++) {
+			xs_state = 0x9e3779b97f4a7c15ull * seed;
+			estimate_of(gen_uniform, RNG_METER_W);
+			if (m.apt_fail || m.rct_fail)
+				fail_msg("uniform over 2^%u, seed %u: apt_fail %u rct_fail %u in the first window",
+					kbits, seed, m.apt_fail, m.rct_fail);
+		}
+	}
+}
+
 static void test_estimate_is_defined_from_the_first_symbol(void **state)
 {
 	unsigned i;
@@ -599,6 +637,8 @@ int main(void)
 		cmocka_unit_test_setup(test_periodic_sequences_score_near_zero, setup),
 		cmocka_unit_test_setup(test_runs_of_predictable_symbols_hit_the_local_bound, setup),
 		cmocka_unit_test_setup(test_uniform_over_2k_symbols_mcv_scores_a_little_under_k, setup),
+		cmocka_unit_test_setup(test_startup_fails_a_source_mostly_one_symbol_by_64_samples, setup),
+		cmocka_unit_test_setup(test_startup_passes_uniform_sources_down_to_two_bits, setup),
 		cmocka_unit_test_setup(test_geometric_scores_about_one_bit, setup),
 		cmocka_unit_test_setup(test_estimate_is_defined_from_the_first_symbol, setup),
 		cmocka_unit_test_setup(test_stuck_source_trips_rct_at_cutoff, setup),
