@@ -85,10 +85,10 @@ static void run_op(enum op op, uint32_t i)
 		rng_sample_1999(&pool1999, &bench_src, 0x1c ^ i);
 		break;
 	case OP_XYMORON:
-		rng_xymoron_estimate(&est_src, (uint32_t)entropy_now(), kern_passes());
+		rng_xymoron_estimate(&est_src, (uint32_t)clock_now(), kern_passes());
 		break;
 	case OP_TSO:
-		rng_tso_estimate(&est_src, (uint32_t)entropy_now());
+		rng_tso_estimate(&est_src, (uint32_t)clock_now());
 		break;
 	}
 }

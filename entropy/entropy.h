@@ -171,13 +171,18 @@ struct rng_source_stats {
 	int health;                          /* enum rng_health */
 };
 
-/* ---- The seam: the platform provides these (arch/x86 on the appliance,
- * tests/ on the host). Nothing else in entropy/ touches hardware. ---- */
-uint64_t entropy_now(void);                 /* free-running clock, clock_khz ticks/ms */
-uint32_t entropy_clock_khz(void);           /* CLOCK_KHZ: cpu_khz, or 1193 for the PIT clock */
-uint32_t entropy_context_switches(void);    /* main loop pass counter */
-unsigned long entropy_irq_save(void);       /* mask interrupts, return previous state */
-void entropy_irq_restore(unsigned long flags);
+/* ---- The seam: what the core needs of the platform, handed to it once
+ * at init (kern/seam.c fills it on the appliance, tests/unit/ on the
+ * host). The core names no function defined outside entropy/. ---- */
+struct rng_platform {
+	uint64_t (*now)(void);              /* free-running clock, clock_khz() ticks a ms */
+	uint32_t (*clock_khz)(void);        /* cpu_khz, or 1193 for the PIT clock */
+	uint32_t (*passes)(void);           /* main-loop passes: the "context switches" */
+	unsigned long (*irq_save)(void);    /* mask interrupts, return the previous state */
+	void (*irq_restore)(unsigned long flags);
+};
+/* Before any other call; the platform must outlive every instance. */
+void rng_platform_init(const struct rng_platform *p);
 
 /* ---- Core API ---- */
 void rng_init(struct rng *r, enum rng_estimator est);

@@ -98,7 +98,7 @@
  *     when the primary held less; here the credit is what the primary's
  *     count actually dropped by.
  *   - No scheduler: nr_context_switches() becomes a counter the main loop
- *     bumps on each pass (entropy_context_switches()). A busy command must
+ *     bumps on each pass (rng_plat->passes()). A busy command must
  *     let the loop pass, or keyboard entropy starves; that is the
  *     appliance's answer to Linus's objection. As in the seed, the pass
  *     count is compared with that of the previous trusted sample of any
@@ -294,6 +294,12 @@
 #define RNG_POOL_BITS(p)    ((int)(p)->poolwords * 32)
 
 static struct rng *rng_default;
+static const struct rng_platform *rng_plat;
+
+void rng_platform_init(const struct rng_platform *p)
+{
+	rng_plat = p;
+}
 
 /* Clear memory that held secrets in a way the compiler cannot elide. */
 static void rng_wipe(void *p, size_t n)
@@ -692,7 +698,7 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 	storage->name = name;
 	storage->irq = irq;
 	storage->trusted = trusted != 0;
-	storage->shift = rng_shift_for(entropy_clock_khz(), granularity_khz);
+	storage->shift = rng_shift_for(rng_plat->clock_khz(), granularity_khz);
 	rng_meter_init(&storage->meter);
 	while (*link)
 		link = &(*link)->next;
@@ -746,11 +752,11 @@ struct entropy_source *rng_find_source(struct rng *r, const char *name)
  * Interrupts raise the batch and per-source counters; on i386 a 64-bit
  * counter is two stores, so reading one while an interrupt updates it
  * can tear. Every reader outside entropy/ goes through these, which copy
- * everything at once under entropy_irq_save() (a few dozen loads).
+ * everything at once under rng_plat->irq_save() (a few dozen loads).
  */
 void rng_stats(const struct rng *r, struct rng_stats *st)
 {
-	unsigned long flags = entropy_irq_save();
+	unsigned long flags = rng_plat->irq_save();
 
 	st->estimator = r->estimator;
 	st->primary_bits = r->primary.entropy_count;
@@ -767,12 +773,12 @@ void rng_stats(const struct rng *r, struct rng_stats *st)
 	st->reseeds = r->reseeds;
 	st->primary_credited_bits = r->primary_credited_bits;
 	st->seeded = r->seeded;
-	entropy_irq_restore(flags);
+	rng_plat->irq_restore(flags);
 }
 
 void rng_source_stats(const struct entropy_source *src, struct rng_source_stats *st)
 {
-	unsigned long flags = entropy_irq_save();   /* bound: as rng_stats, a few dozen loads */
+	unsigned long flags = rng_plat->irq_save();   /* bound: as rng_stats, a few dozen loads */
 
 	st->name = src->name;
 	st->irq = src->irq;
@@ -789,7 +795,7 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->rct_fail = src->meter.rct_fail;
 	st->apt_fail = src->meter.apt_fail;
 	st->unmeasured = src->mq_dropped;
-	entropy_irq_restore(flags);
+	rng_plat->irq_restore(flags);
 }
 
 int rng_primary_full(const struct rng *r)
@@ -881,7 +887,7 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 		return 0;
 	tso = rng_tso_estimate(src, t);
 	if (src->trusted) {
-		bits = rng_xymoron_estimate(src, t, entropy_context_switches());
+		bits = rng_xymoron_estimate(src, t, rng_plat->passes());
 	} else {
 		/* An untrusted source keeps its own reference time for `samples`. */
 		src->last_time = t;
@@ -907,8 +913,8 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum,
 	int never_credit)
 {
-	unsigned long flags = entropy_irq_save();   /* bound: one clock read, one estimate */
-	uint64_t now = entropy_now();
+	unsigned long flags = rng_plat->irq_save();   /* bound: one clock read, one estimate */
+	uint64_t now = rng_plat->now();
 	uint32_t t = (uint32_t)now;
 	unsigned credit = 0;
 	uint32_t pos;
@@ -930,7 +936,7 @@ static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum
 	if (r->batch_samples_pending != UINT32_MAX)
 		r->batch_samples_pending++;
 	r->batch_samples++;
-	entropy_irq_restore(flags);
+	rng_plat->irq_restore(flags);
 }
 
 void add_timing_entropy(struct entropy_source *src, uint32_t datum)
@@ -955,13 +961,13 @@ void add_untrusted_entropy(struct rng *r, uint32_t datum)
  */
 void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum)
 {
-	unsigned long flags = entropy_irq_save();   /* bound: one sample, a few us */
-	uint32_t t = (uint32_t)entropy_now();
+	unsigned long flags = rng_plat->irq_save();   /* bound: one sample, a few us */
+	uint32_t t = (uint32_t)rng_plat->now();
 	uint32_t w[2] = { datum, t };
 
 	rng_mix_words(p, w, 2);
 	rng_credit(p, rng_tso_estimate(src, t));
-	entropy_irq_restore(flags);
+	rng_plat->irq_restore(flags);
 }
 
 /**********************************************************************
@@ -1024,7 +1030,7 @@ unsigned rng_batch_flush(struct rng *r)
 	uint32_t credit, samples;
 	unsigned credited, grant;
 
-	flags = entropy_irq_save();                 /* bound: three loads, three stores */
+	flags = rng_plat->irq_save();                 /* bound: three loads, three stores */
 	credit = r->batch_credit;
 	samples = r->batch_samples_pending;
 	r->batch_pos = 0;
@@ -1033,7 +1039,7 @@ unsigned rng_batch_flush(struct rng *r)
 	/* the queued samples that belong to this flush's batch words */
 	for (src = r->sources; src; src = src->next)
 		src->mq_snap = src->mq_head;
-	entropy_irq_restore(flags);
+	rng_plat->irq_restore(flags);
 
 	for (src = r->sources; src; src = src->next) {
 		grant = rng_measure_source(src);

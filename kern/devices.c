@@ -18,6 +18,11 @@ static void timer_fields(const struct entropy_source *src, char *buf, size_t n)
 		snprintf(buf, n, "timed_by=%s", clock_is_tsc() ? "tsc" : "pit");
 }
 
+static void timer_tick(uint32_t jiffies)
+{
+	add_timing_entropy(&timer_src, jiffies);
+}
+
 static void timer_source_init(struct rng *r, const struct boot_options *o)
 {
 	int tsc = clock_is_tsc();
@@ -26,7 +31,7 @@ static void timer_source_init(struct rng *r, const struct boot_options *o)
 	create_entropy_source(r, &timer_src, "timer", 0, tsc, 0);
 	rng_source_own_pass_check(&timer_src);
 	sources_add_fields(timer_fields);
-	pit_set_entropy_source(&timer_src);
+	pit_set_tick_hook(timer_tick);
 	kprintf("timer: PIT tick timed by the %s: %s\r\n", tsc ? "TSC" : "PIT itself",
 		tsc ? "trusted, capped by measurement" : "untrusted (one oscillator)");
 }

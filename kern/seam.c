@@ -1,11 +1,23 @@
 /* The live pools, and the kernel's side of the entropy core's seam (entropy/entropy.h). */
 #include "kern/kernel.h"
 #include "cpu.h"
+#include "io.h"
 
 struct rng rng_live;
 
+/* The core's seam (entropy/entropy.h): time and the interrupt flag from
+ * arch/x86, the "context switch" is a main-loop pass (loop.c says why). */
+static unsigned long seam_irq_save(void) { return irq_save(); }
+static void seam_irq_restore(unsigned long flags) { irq_restore(flags); }
+
+static const struct rng_platform seam = {
+	.now = clock_now, .clock_khz = clock_khz, .passes = kern_passes,
+	.irq_save = seam_irq_save, .irq_restore = seam_irq_restore,
+};
+
 void rng_live_init(enum credit_mode credit)
 {
+	rng_platform_init(&seam);
 	rng_init(&rng_live, credit == CREDIT_TSO ? RNG_CREDIT_TSO :
 		credit == CREDIT_XYMORON ? RNG_CREDIT_XYMORON : RNG_CREDIT_MEASURED);
 	rng_set_default(&rng_live);
@@ -15,7 +27,3 @@ void rng_live_init(enum credit_mode credit)
 		cpu_halt_forever();
 	}
 }
-
-/* The clock and the interrupt flag come from arch/x86/clock.c; the
- * "context switch" is a main-loop pass (loop.c says why). */
-uint32_t entropy_context_switches(void) { return kern_passes(); }

@@ -187,10 +187,3 @@ void clock_delay_us(uint32_t us)
 	while (clock_now() < end)
 		;
 }
-
-/* ---- The entropy core's seam (entropy/entropy.h): time and the interrupt
- * flag; the "context switch" count is the kernel layer's (kern/seam.c). ---- */
-uint64_t entropy_now(void) { return clock_now(); }
-uint32_t entropy_clock_khz(void) { return khz; }
-unsigned long entropy_irq_save(void) { return irq_save(); }
-void entropy_irq_restore(unsigned long flags) { irq_restore(flags); }

@@ -40,9 +40,9 @@ unsigned pit_hz(void);
 uint16_t pit_read_counter0(void);
 /* Reload value in use on channel 0. */
 uint32_t pit_reload(void);
-/* Each tick becomes a timing sample of src (the `timer` source). */
-struct entropy_source;
-void pit_set_entropy_source(struct entropy_source *src);
+/* fn runs in every tick's interrupt, after jiffies moved (the kernel layer
+ * makes it the `timer` source's sample; the PIT knows nothing of it). */
+void pit_set_tick_hook(void (*fn)(uint32_t jiffies));
 /* PIT clock only (channel 2 is the TSC's ruler otherwise): count ticks the
  * 8259 merged into jiffies, timed by channel 2 running free. */
 void pit_track_merged_ticks(void);

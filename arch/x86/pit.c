@@ -1,7 +1,6 @@
 /* Intel 8254 PIT: channel 0 ticks at `hz` (IRQ 0), counting jiffies. */
 #include "cpu.h"
 #include "io.h"
-#include "entropy.h"
 
 #define PIT_CH0       0x40
 #define PIT_CMD       0x43
@@ -16,7 +15,7 @@ volatile uint64_t jiffies;
 volatile int tick_flush_due;
 static unsigned pit_cur_hz;
 static uint32_t pit_reload_value;
-static struct entropy_source *volatile pit_src;
+static void (*volatile pit_hook)(uint32_t jiffies);
 static int pit_ch2_tracking;
 static uint16_t pit_ch2_last;
 volatile uint64_t pit_lost_ticks;
@@ -61,13 +60,13 @@ static void pit_tick(int irq)
 	if (pit_ch2_tracking)
 		pit_count_merged_ticks();
 	tick_flush_due = 1;      /* the main loop flushes the batch (patch 4/4's tq_timer) */
-	if (pit_src)
-		add_timing_entropy(pit_src, (uint32_t)jiffies);
+	if (pit_hook)
+		pit_hook((uint32_t)jiffies);
 }
 
-void pit_set_entropy_source(struct entropy_source *src)
+void pit_set_tick_hook(void (*fn)(uint32_t jiffies))
 {
-	pit_src = src;
+	pit_hook = fn;
 }
 
 /* Channel 2's gate must be on (port 0x61, clock.c). Only where two ticks

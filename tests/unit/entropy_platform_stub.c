@@ -10,7 +10,7 @@ void stub_reset(void);
 void sample_at(struct entropy_source *src, uint64_t t, uint32_t passes, uint32_t datum);
 
 /*
- * Tests drive time by hand: stub_time is what entropy_now() returns, then
+ * Tests drive time by hand: stub_time is what the platform's now() returns, then
  * it advances by stub_time_step (0 = frozen). stub_switches is the main
  * loop's pass counter. stub_irq_depth checks that every save is restored.
  */
@@ -21,7 +21,7 @@ uint32_t stub_clock_khz = 1000000;      /* a 1 GHz TSC */
 int stub_irq_depth;
 int stub_irq_max_depth;
 
-uint64_t entropy_now(void)
+static uint64_t stub_now(void)
 {
 	uint64_t t = stub_time;
 
@@ -29,32 +29,38 @@ uint64_t entropy_now(void)
 	return t;
 }
 
-uint32_t entropy_clock_khz(void)
+static uint32_t stub_khz(void)
 {
 	return stub_clock_khz;
 }
 
-uint32_t entropy_context_switches(void)
+static uint32_t stub_passes(void)
 {
 	return stub_switches;
 }
 
-unsigned long entropy_irq_save(void)
+static unsigned long stub_irq_save(void)
 {
 	if (++stub_irq_depth > stub_irq_max_depth)
 		stub_irq_max_depth = stub_irq_depth;
 	return (unsigned long)stub_irq_depth;
 }
 
-void entropy_irq_restore(unsigned long flags)
+static void stub_irq_restore(unsigned long flags)
 {
 	(void)flags;
 	stub_irq_depth--;
 }
 
+static const struct rng_platform stub_platform = {
+	.now = stub_now, .clock_khz = stub_khz, .passes = stub_passes,
+	.irq_save = stub_irq_save, .irq_restore = stub_irq_restore,
+};
+
 /* Helpers the host tests share (declared in each test file). */
 void stub_reset(void)
 {
+	rng_platform_init(&stub_platform);
 	stub_time = 0;
 	stub_time_step = 0;
 	stub_switches = 0;
