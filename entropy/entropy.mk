@@ -85,10 +85,10 @@ fuzz: $(ENTROPY_HOST)/fuzz_entropy
 		-print_final_stats=1 $(ENTROPY_HOST)/fuzz-corpus
 
 # The on-board estimator on a `samples` capture (tools/h_estimate.c).
-$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c $(ENTROPY_HDRS)
+$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c entropy/fixed.c $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Ientropy -o $@ $< entropy/measure.c \
-		entropy/est_stat.c
+		entropy/est_stat.c entropy/fixed.c
 
 h-estimate: $(ENTROPY_HOST)/h_estimate
 
