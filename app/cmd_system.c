@@ -23,8 +23,7 @@ int cmd_status(int argc, char **argv)
 	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
 	kprintf("clock: %s\r\n", clock_is_tsc() ? "tsc" : "pit");
 	kprintf("hz: %lu\r\n", (unsigned long)pit_hz());
-	kprintf("credit: %s\r\n", st.estimator == RNG_CREDIT_TSO ? "tso" :
-		st.estimator == RNG_CREDIT_XYMORON ? "xymoron" : "measured");
+	kprintf("credit: %s\r\n", credit_name(st.estimator));
 	kprintf("primary_bits: %d\r\n", st.primary_bits);
 	kprintf("secondary_bits: %d\r\n", st.secondary_bits);
 	kprintf("credited_bits: %s\r\n", u64_str(b, st.credited_bits));

@@ -26,7 +26,7 @@ static void timer_tick(uint32_t jiffies)
 static void timer_source_init(struct rng *r, const struct boot_options *o)
 {
 	int tsc = clock_is_tsc();
-	if (o->credit != CREDIT_MEASURED)
+	if (o->credit != RNG_CREDIT_MEASURED)
 		return;
 	create_entropy_source(r, &timer_src, "timer", 0, tsc, 0);
 	rng_source_own_pass_check(&timer_src);

@@ -71,5 +71,5 @@ void sources_fields(const struct entropy_source *src, char *buf, size_t n);
 /* ---- seam.c: the live pools and the entropy core's seam ---- */
 /* rng_init with the boot option's estimator, the default instance for
  * NULL-handle samples, and the SHA-1 known-answer test (halts on failure). */
-void rng_live_init(enum credit_mode credit);
+void rng_live_init(enum rng_estimator credit);
 #endif

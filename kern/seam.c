@@ -15,11 +15,10 @@ static const struct rng_platform seam = {
 	.irq_save = seam_irq_save, .irq_restore = seam_irq_restore,
 };
 
-void rng_live_init(enum credit_mode credit)
+void rng_live_init(enum rng_estimator credit)
 {
 	rng_platform_init(&seam);
-	rng_init(&rng_live, credit == CREDIT_TSO ? RNG_CREDIT_TSO :
-		credit == CREDIT_XYMORON ? RNG_CREDIT_XYMORON : RNG_CREDIT_MEASURED);
+	rng_init(&rng_live, credit);
 	rng_set_default(&rng_live);
 	/* Power-on known-answer test: every byte served passes through SHA-1. */
 	if (rng_sha1_selftest() != 0) {

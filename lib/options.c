@@ -9,7 +9,7 @@ void options_defaults(struct boot_options *o)
 	o->hz = 100;
 	o->baud = 115200;
 	o->stream = STREAM_RANDOM;
-	o->credit = CREDIT_MEASURED;
+	o->credit = RNG_CREDIT_MEASURED;
 	o->ata = ATA_TRUSTED;              /* measured: disks credited behind the cap */
 	o->net = NET_UNTRUSTED;
 	o->ne2k_io = 0x300;
@@ -17,12 +17,14 @@ void options_defaults(struct boot_options *o)
 }
 
 static const char *const stream_names[] = { "random", "urandom", "off" };
-static const char *const credit_names[] = { "xymoron", "tso", "measured" };
+static const char *const credit_names[] = {
+	[RNG_CREDIT_XYMORON] = "xymoron", [RNG_CREDIT_TSO] = "tso", [RNG_CREDIT_MEASURED] = "measured",
+};
 static const char *const ata_names[] = { "untrusted", "trusted", "off" };
 static const char *const net_names[] = { "untrusted", "off" };
 
 const char *stream_mode_name(enum stream_mode m) { return stream_names[m]; }
-const char *credit_mode_name(enum credit_mode m) { return credit_names[m]; }
+const char *credit_name(enum rng_estimator m) { return credit_names[m]; }
 
 static int pick(const char *v, const char *const *names, int n)
 {
@@ -82,7 +84,7 @@ static int apply(struct boot_options *o, char *word)
 	} else if (strcmp(word, "credit") == 0) {
 		if ((i = pick(v, credit_names, 3)) < 0)
 			return -1;
-		o->credit = (enum credit_mode)i;
+		o->credit = (enum rng_estimator)i;
 	} else if (strcmp(word, "ata") == 0) {
 		if ((i = pick(v, ata_names, 3)) < 0)
 			return -1;
@@ -129,5 +131,5 @@ void options_parse(struct boot_options *o, const char *cmdline,
 	/* Without ata=, disks are trusted only where measurement caps them:
 	 * xymoron and tso replay 2002 with the seed's set of sources. */
 	if (!o->ata_given)
-		o->ata = o->credit == CREDIT_MEASURED ? ATA_TRUSTED : ATA_UNTRUSTED;
+		o->ata = o->credit == RNG_CREDIT_MEASURED ? ATA_TRUSTED : ATA_UNTRUSTED;
 }

@@ -3,10 +3,9 @@
 #define RAND86_OPTIONS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "entropy/entropy.h"        /* credit= is the core's enum rng_estimator */
 
 enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
-/* values kept from before `measured` existed; names in options.c follow them */
-enum credit_mode { CREDIT_XYMORON, CREDIT_TSO, CREDIT_MEASURED };
 enum ata_mode { ATA_UNTRUSTED, ATA_TRUSTED, ATA_OFF };
 enum net_mode { NET_UNTRUSTED, NET_OFF };
 
@@ -14,7 +13,7 @@ struct boot_options {
 	uint32_t hz;
 	uint32_t baud;
 	enum stream_mode stream;
-	enum credit_mode credit;
+	enum rng_estimator credit;
 	enum ata_mode ata;
 	int ata_given;                /* ata= was given; else it follows credit= (SPEC) */
 	enum net_mode net;
@@ -35,5 +34,5 @@ void options_parse(struct boot_options *o, const char *cmdline,
 	void (*warn)(const char *word, size_t len, void *ctx), void *ctx);
 
 const char *stream_mode_name(enum stream_mode m);
-const char *credit_mode_name(enum credit_mode m);
+const char *credit_name(enum rng_estimator m);
 #endif

@@ -40,7 +40,7 @@ static void test_defaults_match_spec(void **state)
 	assert_int_equal(o.hz, 100);
 	assert_int_equal(o.baud, 115200);
 	assert_int_equal(o.stream, STREAM_RANDOM);
-	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.credit, RNG_CREDIT_MEASURED);
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(o.net, NET_UNTRUSTED);
 	assert_int_equal(o.ne2k_given, 0);
@@ -52,12 +52,12 @@ static void test_ata_default_follows_credit_unless_given(void **state)
 	(void)state;
 	struct warnings w;
 	struct boot_options o = parse("credit=xymoron", &w);
-	assert_int_equal(o.credit, CREDIT_XYMORON);
+	assert_int_equal(o.credit, RNG_CREDIT_XYMORON);
 	assert_int_equal(o.ata, ATA_UNTRUSTED);
 	o = parse("credit=tso", &w);
 	assert_int_equal(o.ata, ATA_UNTRUSTED);
 	o = parse("credit=measured", &w);
-	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.credit, RNG_CREDIT_MEASURED);
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	o = parse("ata=trusted credit=xymoron", &w);
 	assert_int_equal(o.ata, ATA_TRUSTED);
@@ -65,10 +65,10 @@ static void test_ata_default_follows_credit_unless_given(void **state)
 	assert_int_equal(o.ata, ATA_UNTRUSTED);
 	o = parse("credit=bogus", &w);              /* default kept: measured */
 	assert_int_equal(w.n, 1);
-	assert_int_equal(o.credit, CREDIT_MEASURED);
+	assert_int_equal(o.credit, RNG_CREDIT_MEASURED);
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(w.n, 1);
-	assert_string_equal(credit_mode_name(CREDIT_MEASURED), "measured");
+	assert_string_equal(credit_name(RNG_CREDIT_MEASURED), "measured");
 }
 
 static void test_kernel_path_and_bare_words_are_skipped(void **state)
@@ -90,7 +90,7 @@ static void test_every_option_parses(void **state)
 	assert_int_equal(o.hz, 1000);
 	assert_int_equal(o.baud, 9600);
 	assert_int_equal(o.stream, STREAM_URANDOM);
-	assert_int_equal(o.credit, CREDIT_TSO);
+	assert_int_equal(o.credit, RNG_CREDIT_TSO);
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(o.net, NET_OFF);
 	assert_int_equal(o.ne2k_given, 1);
