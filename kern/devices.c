@@ -23,32 +23,56 @@ static void timer_tick(uint32_t jiffies)
 	add_timing_entropy(&timer_src, jiffies);
 }
 
-static void timer_source_init(struct rng *r, const struct boot_options *o)
+static int timer_source_init(struct rng *r, const struct boot_options *o)
 {
 	int tsc = clock_is_tsc();
 	if (o->credit != RNG_CREDIT_MEASURED)
-		return;
+		return -1;
 	create_entropy_source(r, &timer_src, "timer", 0, tsc, 0);
 	rng_source_own_pass_check(&timer_src);
-	sources_add_fields(timer_fields);
 	pit_set_tick_hook(timer_tick);
 	kprintf("timer: PIT tick timed by the %s: %s\r\n", tsc ? "TSC" : "PIT itself",
 		tsc ? "trusted, capped by measurement" : "untrusted (one oscillator)");
+	return 0;
 }
 
-/* A driver that finds its device gets its main-loop work and its
- * `sources` fields hooked up here; the drivers know nothing of either. */
+static int i8042_device(struct rng *r, const struct boot_options *o)
+{
+	(void)o;
+	return i8042_init(r);
+}
+
+static int ata_device(struct rng *r, const struct boot_options *o)
+{
+	return ata_init(r, o->ata);
+}
+
+/*
+ * The interrupt-source devices, probed in this order: each driver creates
+ * its own sources (name, IRQ, trust, granularity) and reports itself; a
+ * device that is found gets its main-loop work and its `sources` fields
+ * hooked up here, so the drivers know nothing of either.
+ */
+static const struct device {
+	int (*init)(struct rng *r, const struct boot_options *o);   /* 0: found */
+	int (*poll)(void);                  /* main-loop work, or NULL */
+	source_fields_fn fields;            /* extra `sources` fields, or NULL */
+} devices[] = {
+	{ i8042_device, NULL, i8042_source_fields },
+	{ ata_device, ata_poll, ata_source_fields },
+	{ ne2000_init, ne2000_poll, ne2000_source_fields },
+	{ timer_source_init, NULL, timer_fields },
+};
+
 void devices_init(struct rng *r, const struct boot_options *o)
 {
-	if (i8042_init(r) == 0)
-		sources_add_fields(i8042_source_fields);
-	if (ata_init(r, o->ata) == 0) {
-		kern_add_poller(ata_poll);
-		sources_add_fields(ata_source_fields);
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		const struct device *d = &devices[i];
+		if (d->init(r, o) != 0)
+			continue;
+		if (d->poll)
+			kern_add_poller(d->poll);
+		if (d->fields)
+			sources_add_fields(d->fields);
 	}
-	if (ne2000_init(r, o) == 0) {
-		kern_add_poller(ne2000_poll);
-		sources_add_fields(ne2000_source_fields);
-	}
-	timer_source_init(r, o);
 }
