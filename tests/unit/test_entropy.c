@@ -523,8 +523,13 @@ static void test_read_random_serves_at_most_340_and_primary_bits_over_8(void **s
 	assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), RNG_SEC_XFER_BYTES);
 	r.primary.entropy_count = 83;
 	r.secondary.entropy_count = 1024;
+	/* floor(83 / 8) = 10 bytes; the secondary holds 1024 >= 80 bits, so
+	 * no transfer: it gives 80 and the primary keeps its 83 */
 	assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), 10);
-	assert_int_equal(rng_read_random(&r, buf, 3), 0 + (r.primary.entropy_count >= 8 ? 3 : 0));
+	assert_int_equal(r.primary.entropy_count, 83);
+	assert_int_equal(r.secondary.entropy_count, 1024 - 80);
+	assert_int_equal(rng_read_random(&r, buf, 3), 3);
+	assert_int_equal(r.secondary.entropy_count, 1024 - 80 - 24);
 	assert_true(r.random_bytes * 8 <= r.credited_bits);
 }
 
