@@ -203,7 +203,7 @@ rngtest: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts/rngtest_qemu.py
 
 # --- soak: 10 minutes of keys, frames, COM2 garbage and console commands,
-# every SPEC invariant checked (not in `make test`); SOAK_SECONDS to change ---
+# every docs/PROTOCOL.md invariant checked (not in `make test`); SOAK_SECONDS to change ---
 SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts/soak.py --seconds $(SOAK_SECONDS)

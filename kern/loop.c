@@ -39,7 +39,7 @@ uint32_t kern_passes(void)
  * pass is the one point where the CPU leaves whatever it was doing (a
  * command, a wait, the idle loop) for the rest of the appliance, which is
  * what Linux's nr_context_switches() marks for the 2002 back-to-back
- * check (ENTROPY-NOTES.md): two trusted interrupts with no pass between
+ * check (docs/ENTROPY.md): two trusted interrupts with no pass between
  * them came in one burst. Every wait and every long command runs passes
  * through here, so a busy appliance still passes and input keeps its credit.
  */

@@ -15,7 +15,7 @@ struct boot_options {
 	enum stream_mode stream;
 	enum rng_estimator credit;
 	enum ata_mode ata;
-	int ata_given;                /* ata= was given; else it follows credit= (SPEC) */
+	int ata_given;                /* ata= was given; else it follows credit= (docs/PROTOCOL.md) */
 	enum net_mode net;
 	int ne2k_given;               /* ne2k=IO,IRQ was given: no default probe */
 	uint32_t ne2k_io, ne2k_irq;

@@ -2,8 +2,8 @@
 """`make bench`: measure rand86 and write docs/BENCHMARKS.md.
 
 Boots build/rand86.elf under QEMU (KVM when the harness's accel() says it works,
-else TCG) and records, in one markdown table, next to the targets of the
-issue:
+else TCG) and records, in one markdown table, next to the project's
+targets:
   (a) the in-kernel `bench` figures (median of 3 runs in one boot),
   (b) the host callgrind instruction counts (`make bench-host` output),
   (c) the 2002/1999 cost ratios from both,
@@ -471,7 +471,7 @@ def main():
         doc.append("- guest clock: %s, cpu_khz %d" % ("TSC" if b["unit"] == "cycles" else "PIT", b["cpu_khz"]))
     doc += [
         "",
-        "Targets from the issue: one trusted sample ≤ 1.5× the 1999 sample and < 150",
+        "Targets: one trusted sample ≤ 1.5× the 1999 sample and < 150",
         "cycles on KVM; full-batch flush < 50 µs on KVM; urandom ≥ 50× a 115200 line;",
         "boots in 4 MiB; text+data < 64 KiB; QEMU start to prompt < 1 s under TCG.",
         "A KVM-only target is shown but not judged under TCG (and the TCG target not",

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`make soak`: ten minutes of everything at once, checking SPEC's invariants.
+"""`make soak`: ten minutes of everything at once, checking docs/PROTOCOL.md's invariants.
 
 Boots build/rand86.elf under QEMU with an ISA NE2000 on a dgram netdev and
 an IDE disk image, then, until the time is up:

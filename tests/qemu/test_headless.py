@@ -1,4 +1,4 @@
-"""Entropy without a typist (issue 13): what `random` does when nobody types.
+"""Entropy without a typist: what `random` does when nobody types.
 
 Under the default credit=measured the timer source (PIT tick timed by the
 TSC) feeds /dev/random by itself; under credit=xymoron (the seed's sources)

@@ -225,12 +225,12 @@ def test_crafted_frame_does_not_wedge_the_ring(wire, card):
         assert int(ne2k(vm)["oversize"]) == o1, "oversize still climbing: the ring is looping"
 
 
-FLOOD_SECONDS = 60          # the issue's figure: a minute of every length
+FLOOD_SECONDS = 60          # a minute of every length
 
 
 def recovery_seconds(vm, wire, bound=5.0):
     """Seconds from now until 40 of 50 normal frames sent are counted
-    (the issue asks for under one); fails after `bound`."""
+    (the bound below is one); fails after `bound`."""
     t0 = time.monotonic()
     base = int(ne2k(vm)["frames"])
     while time.monotonic() - t0 < bound:
@@ -261,7 +261,7 @@ def test_flood_of_every_length_does_not_wedge_the_ring(wire, card):
         print("%s: %d frames of every length 1..1600 in %d s; normal frames counted again "
               "%.2f s after; %r" % (card, sent, FLOOD_SECONDS, took, after))
         assert int(after["frames"]) > sent // 4, after
-        # the issue's bound: counting again within a second of the flood's end
+        # counting again within a second of the flood's end
         assert took < 1.0, "frames counted again only %.2f s after the flood" % took
         st = vm.status()
         assert int(st["uptime_ms"]) > before

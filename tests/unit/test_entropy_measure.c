@@ -511,7 +511,7 @@ static void test_timer_own_pass_check_does_not_starve_keyboard(void **state)
 	assert_true(with_own > 0);
 }
 
-/* ---- sources that need no person (issue 13) ---- */
+/* ---- sources that need no person ---- */
 
 /* A disk (ATA_GRANULARITY_KHZ = 1: shift 19 at 1 GHz): completions with seek and
  * rotation jitter for 1500 reads, then a device whose completions come at
