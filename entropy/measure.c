@@ -48,9 +48,30 @@
  *       what catches a metronome typist whose jitter spreads the symbols
  *       (on one capture: global 1.51 bits, local 0.66, ea_non_iid's
  *       literal Lag estimate 0.69).
- *   The estimate is min(MCV, Lag), at most 8 bits (the symbol's width),
- *   never negative; both are capped below at 1/256 as the standard does
- *   (max(P, 1/k)).
+ *     - The full assessment (rng_meter_full_milli): every estimator
+ *       ea_non_iid's minimum came from on this appliance's captures, run
+ *       on a copy of the window as the tool runs them: t-tuple (6.3.5)
+ *       and LRS (6.3.6) on the symbols; collision (6.3.2), Markov
+ *       (6.3.3), compression (6.3.4), t-tuple and LRS on their bits, MSB
+ *       first, times 8 (est_stat.c; each within 2% below the tool's
+ *       figure and never above it on stored vectors). On captures of
+ *       steady and burst typing t-tuple set the tool's minimum (a rhythm
+ *       that repeats whole tuples), on the timer the bitstring collision
+ *       estimate, on irregular typing, the mouse and a 486 the bitstring
+ *       compression estimate or MCV. The tool's predictors (MultiMCW,
+ *       MultiMMC, LZ78Y) were never the least there and are not linked
+ *       (est_pred.c has them, for host tools); MultiMCW on symbols the
+ *       tool runs only from 4,097 samples up.
+ *       It costs ~4-5 M host instructions on a full window (~10 M at
+ *       worst, a period-3 bitstring), so it runs at 64, 128, 256, 512
+ *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512, and
+ *       its last result is held (`full_milli` and `full_age` in
+ *       `sources`). A source that turns predictable is caught at once by
+ *       the health tests, MCV and Lag, and by the full assessment within
+ *       512 samples.
+ *   The estimate is min(MCV, Lag, the held full assessment), at most 8
+ *   bits (the symbol's width), never negative; MCV and Lag are capped
+ *   below at 1/256 as the standard does (max(P, 1/k)).
  *
  *   Window size: 1024 symbols. For an ideal 8-bit source the MCV bound
  *   over 1024 symbols comes out near 5.7 bits (the confidence term costs
@@ -65,9 +86,10 @@
  *   source scores ~3.3 bits at 64), and 64 symbols hold two full
  *   periods of the longest lag, so a rhythm is seen before it is paid.
  *
- * This differs from ea_non_iid on a capture: the tool runs ten estimators
- * over 1,000,000 symbols, this runs two over 1024. tools/h_estimate runs
- * this code on a capture so the two can be compared (README).
+ * This differs from ea_non_iid on a capture: the tool asks for 1,000,000
+ * symbols, this judges the last 1024, so its confidence terms are wider
+ * and it comes out lower on a steady source. tools/h_estimate runs this
+ * code on a capture so the two can be compared (docs/ENTROPY.md).
  *
  * Cost: rng_meter_add() is ~3 x 32 compares per symbol (lag scores in
  * and out of the window, the winner) and runs in the tick flush, never
@@ -75,7 +97,7 @@
  * bench-host`); rng_meter_estimate() scans 256 counts and the 1024 hit
  * bits and takes a few logarithms, once per flush per source that had
  * samples; the local bound's bisection runs only when the longest run
- * or the window length changed. Integer only: the kernel has no FPU
+ * or the window length changed; the full assessment as above. Integer only: the kernel has no FPU
  * code (-mgeneral-regs-only).
  */
 #include <stdint.h>
