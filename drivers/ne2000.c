@@ -414,7 +414,7 @@ static uint16_t ne_irq_test(void)
 
 /* The ISA card's line, verified: the configured one if the test interrupt
  * arrives there, else the one it did arrive on (a card jumpered elsewhere),
- * else -1 and the card is not used (documented in README). */
+ * else -1 and the card is not used (documented in docs/PROTOCOL.md, "Boot options"). */
 static int ne_isa_irq(int irq)
 {
 	uint16_t seen = ne_irq_test();

@@ -515,7 +515,7 @@ def main():
         "  credit=measured granted the source over that stretch. With ea_non_iid on",
         "  PATH, then `samples timer %d` and `samples ata0 %d` in the same boot," % tuple(n for _, n in HEADLESS_SOURCES),
         "  judged by `ea_non_iid -i FILE 8` (fewer samples than the tool's million:",
-        "  the README quotes a longer capture).",
+        "  docs/ENTROPY.md quotes a longer capture).",
         "",
     ]
     if host:

@@ -9,7 +9,7 @@
  * appliance runs in its tick flush, and prints the health-test results
  * and the MCV, Lag and combined estimates over the last window, plus the
  * lowest and mean estimate over every full window of the capture. Compare
- * with `ea_non_iid -v FILE.bin 8` on samples2bin.py's output (README).
+ * with `ea_non_iid -v FILE.bin 8` on samples2bin.py's output (docs/ENTROPY.md).
  */
 #include <stdint.h>
 #include <stdio.h>

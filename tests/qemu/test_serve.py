@@ -171,7 +171,7 @@ def rngtest_failures(data):
 
 
 BLOCKS_BYTES = 1000 * 2500 + 4 + 4096   # 1000 FIPS blocks, rngtest's first word, slack
-MAX_FAILED_BLOCKS = 3                   # docs/PROTOCOL.md "What the tests check"
+MAX_FAILED_BLOCKS = 3                   # docs/TESTING.md "Statistical checks"
 
 
 def assert_rngtest_passes(read_blocks):
