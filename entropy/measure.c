@@ -167,9 +167,12 @@ static void rng_meter_health_add(struct rng_meter *m, uint8_t sym)
 static int rng_meter_startup_fails(const struct rng_meter *m, uint8_t sym)
 {
 	uint32_t n = (uint32_t)m->n + 1;   /* symbols in the window with sym */
-	uint32_t s = rng_isqrt64((uint64_t)3 * n * 1000000u);
+	uint32_t c = m->count[sym] + 1u, s;
 
-	return m->count[sym] + 1u >= 1 + (1000u * n + RNG_METER_Z_MILLI_2_30 * s / 1000u) / 4000u;
+	if (4 * c <= n)
+		return 0;                     /* within n/4: no root needed (the usual case) */
+	s = rng_isqrt64((uint64_t)3 * n * 1000000u);
+	return c >= 1 + (1000u * n + RNG_METER_Z_MILLI_2_30 * s / 1000u) / 4000u;
 }
 
 enum rng_health rng_meter_health(const struct rng_meter *m)

@@ -45,6 +45,15 @@ def main():
             print("%-28s %14.1f" % (op, cost[op]))
     for op in sorted(o for o in cost if o.startswith("est_")):
         print("%-34s %8.0f" % (op, cost[op]))
+    if "flush_measure_32_samples" in cost and "meter_full_assessment" in cost:
+        # the meter per trusted sample: health tests, MCV and Lag in every
+        # flush, and the full assessment once every 512 samples
+        every = 512
+        per = cost["flush_measure_32_samples"] + cost["meter_full_assessment"] / every
+        print("%-28s %14.1f" % ("meter_per_sample", per))
+        print("%-28s %14.0f" % ("meter_full_assessment", cost["meter_full_assessment"]))
+        if cost.get("add_timing_entropy_1999"):
+            print("%-28s %14.2f" % ("ratio meter/1999 sample path", per / cost["add_timing_entropy_1999"]))
     if cost.get("add_timing_entropy_1999"):
         print("%-28s %14.2f" % ("ratio sample path 2002/1999", cost["add_timing_entropy"] / cost["add_timing_entropy_1999"]))
     if cost.get("tso_estimate"):
