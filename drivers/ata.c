@@ -17,6 +17,8 @@
 #include "entropy.h"
 #include "cpu.h"
 #include "io.h"
+#include "irq.h"
+#include "clock.h"
 
 /* Command block registers, offsets from the channel's base. */
 #define ATA_DATA     0

@@ -22,7 +22,8 @@
 
 #include "drivers/i8042.h"
 #include "arch/x86/io.h"
-#include "arch/x86/cpu.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/clock.h"
 #include "lib/kprintf.h"
 #include "entropy.h"
 

@@ -15,6 +15,9 @@
 #include "lib/fmt.h"
 #include "cpu.h"
 #include "io.h"
+#include "irq.h"
+#include "pic.h"
+#include "clock.h"
 
 /* Page 0 registers (offsets from the I/O base) */
 #define NE_CR     0x00

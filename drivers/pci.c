@@ -2,6 +2,7 @@
  * (bit 31 enable, bus 23:16, device 15:11, function 10:8, register 7:2),
  * then the dword read or written at 0xCFC. */
 #include "drivers/pci.h"
+#include "cpu.h"
 #include "io.h"
 
 #define PCI_ADDR 0xCF8

@@ -1,8 +1,9 @@
 /* National Semiconductor 16550 UART (8250 family): COM1 and COM2. */
 #include <string.h>
 #include "serial.h"
-#include "io.h"
 #include "cpu.h"
+#include "io.h"
+#include "irq.h"
 #include "lib/kprintf.h"
 #include "entropy.h"
 #include "lib/uart_tx.h"

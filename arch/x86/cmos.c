@@ -1,7 +1,6 @@
 /* MC146818 CMOS real-time clock: the time-of-day registers (boot seeding,
  * no credit; the uptime clock's arbiter). */
 #include "cmos.h"
-#include "cpu.h"
 #include "io.h"
 
 #define CMOS_INDEX 0x70

@@ -1,9 +1,6 @@
 /* Flat GDT: our own, loaded before the first interrupt (docs/PC-NOTES.md: the loader's GDT faults under KVM). */
 #include <stdint.h>
-#include "cpu.h"
-
-#define GDT_CODE_SEL 0x08
-#define GDT_DATA_SEL 0x10
+#include "gdt.h"
 
 static const uint64_t gdt[3] = {
 	0,

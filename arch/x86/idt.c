@@ -2,6 +2,8 @@
 #include <stdint.h>
 #include "cpu.h"
 #include "io.h"
+#include "irq.h"
+#include "pic.h"
 #include "lib/kprintf.h"
 
 struct __attribute__((packed)) idt_entry {

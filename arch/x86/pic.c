@@ -1,6 +1,8 @@
 /* Intel 8259A pair: remapped to vectors 0x20-0x2F, EOI, spurious IRQ 7/15. */
 #include "cpu.h"
 #include "io.h"
+#include "irq.h"
+#include "pic.h"
 
 #define PIC1_CMD  0x20
 #define PIC1_DATA 0x21
