@@ -103,6 +103,9 @@
  * with interrupts masked (where PIT-clock deadlines never pass): 1000 reads
  * is about 1 ms at ISA speed, far more than a working chip needs. */
 #define RDC_MAX_POLLS 1000
+/* Probe and set-up code runs once per boot: built for size, as the
+ * Makefile's COLD_OBJS are (the interrupt and poller paths stay -O2). */
+#define NE_BOOT __attribute__((cold))
 /* Free ISA lines a card can be jumpered to (NE2000 clones: 3, 4, 5, 9..12, 15). */
 #define ISA_NIC_IRQS ((1u << 3) | (1u << 4) | (1u << 5) | (1u << 7) | (1u << 9) | \
 	(1u << 10) | (1u << 11) | (1u << 12) | (1u << 15))
@@ -368,7 +371,7 @@ void ne2000_source_fields(const struct entropy_source *src, char *buf, size_t n)
 }
 
 /* Reset and recognise a DP8390 at io. Leaves it stopped. */
-static int ne_probe(uint16_t io)
+NE_BOOT static int ne_probe(uint16_t io)
 {
 	if (inb(io + NE_CR) == ISA_FLOATING && inb(io + NE_ISR) == ISA_FLOATING)
 		return -1;                   /* empty I/O range */
@@ -385,7 +388,7 @@ static int ne_probe(uint16_t io)
 	return 0;
 }
 
-static int ne_setup(uint16_t io, int irq, int pci)
+NE_BOOT static int ne_setup(uint16_t io, int irq, int pci)
 {
 	nic.io = io;
 	nic.irq = irq;
@@ -428,7 +431,7 @@ static int ne_setup(uint16_t io, int irq, int pci)
  * IMR, start a zero-length remote read (the chip completes it at once and
  * raises RDC) and watch the 8259 request register, where a masked line's
  * request shows too. Returns the new requests among the free ISA lines. */
-static uint16_t ne_irq_test(void)
+NE_BOOT static uint16_t ne_irq_test(void)
 {
 	uint16_t io = nic.io, free = 0, seen = 0;
 	for (int i = 0; i < IRQ_COUNT; i++)
@@ -454,7 +457,7 @@ static uint16_t ne_irq_test(void)
 /* The ISA card's line, verified: the configured one if the test interrupt
  * arrives there, else the one it did arrive on (a card jumpered elsewhere),
  * else -1 and the card is not used (documented in README). */
-static int ne_isa_irq(int irq)
+NE_BOOT static int ne_isa_irq(int irq)
 {
 	uint16_t seen = ne_irq_test();
 	if (seen & (1u << irq)) {
@@ -473,7 +476,7 @@ static int ne_isa_irq(int irq)
 	return -1;
 }
 
-static int ne_find_pci(uint16_t *io, int *irq)
+NE_BOOT static int ne_find_pci(uint16_t *io, int *irq)
 {
 	struct pci_loc l;
 	if (pci_find(NE_PCI_VENDOR, NE_PCI_DEVICE, &l) != 0)
@@ -503,7 +506,7 @@ static int ne_find_pci(uint16_t *io, int *irq)
  * card is the AT's IRQ 9). A line a fixed device already has (COM1's 4,
  * the disk's 14), as any bad option, is warned about and the default kept;
  * *given is cleared then. */
-static void ne_isa_config(const struct boot_options *o, const struct boot_options *defaults,
+NE_BOOT static void ne_isa_config(const struct boot_options *o, const struct boot_options *defaults,
 	int *given, uint16_t *io, int *irq)
 {
 	*given = o->ne2k_given;
@@ -521,7 +524,7 @@ static void ne_isa_config(const struct boot_options *o, const struct boot_option
 
 /* The ISA card at io/irq, else (unless ne2k= named the card) the first
  * PCI one; set up and stopped. 0 and *io, *irq filled, or -1 (reported). */
-static int ne_find(const struct boot_options *o, const struct boot_options *defaults,
+NE_BOOT static int ne_find(const struct boot_options *o, const struct boot_options *defaults,
 	int given, uint16_t *io, int *irq)
 {
 	int want_irq = *irq, found = 0, isa_seen = 0;
@@ -544,7 +547,7 @@ static int ne_find(const struct boot_options *o, const struct boot_options *defa
 	return -1;
 }
 
-int ne2000_init(struct rng *r, const struct boot_options *o)
+NE_BOOT int ne2000_init(struct rng *r, const struct boot_options *o)
 {
 	if (o->net == NET_OFF) {
 		kprintf("ne2k: off\r\n");
