@@ -81,7 +81,8 @@ static uint32_t calibrate_tsc_khz(uint64_t *start)
 }
 
 /* CAL_RUNS windows; the shortest is kept, and the spread is warned about.
- * Sets khz (0: channel 2 did not answer) and clock_origin. */
+ * Sets khz and clock_origin, or, when channel 2 did not answer, khz 0 and
+ * have_tsc 0. */
 static void calibrate_tsc(void)
 {
 	uint32_t lo = 0, hi = 0;

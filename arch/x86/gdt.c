@@ -19,7 +19,10 @@ static const uint64_t gdt[3] = {
 	GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_DPL0 | GDT_ACC_S | GDT_ACC_EXEC | GDT_ACC_RW),  /* GDT_CODE_SEL */
 	GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_DPL0 | GDT_ACC_S | GDT_ACC_RW),                 /* GDT_DATA_SEL */
 };
-_Static_assert(GDT_FLAT(0x9A) == 0x00CF9A000000FFFFull, "flat code descriptor");
+/* The flat ring-0 code descriptor as the SDM's examples and every
+ * multiboot kernel write it. */
+_Static_assert(GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_S | GDT_ACC_EXEC | GDT_ACC_RW) ==
+	0x00CF9A000000FFFFull, "GDT_FLAT builds the flat code descriptor");
 
 struct __attribute__((packed)) gdt_ptr { uint16_t limit; uint32_t base; };
 
