@@ -143,14 +143,15 @@ test-lib: $(LIB_TESTS)
 test-host: test-lib test-entropy
 
 # Drivers on the host: the real driver source against a device model and
-# fakes of arch/x86's io.h and cpu.h (tests/unit/fake/ shadows arch/x86).
+# fakes of arch/x86's io.h and cpu.h (tests/unit/fake/ shadows arch/x86,
+# whose other headers only declare what the model defines).
 DRV_TESTS := $(BUILD)/host/test_drv_ne2000
 $(BUILD)/host/test_drv_ne2000: tests/unit/test_drv_ne2000.c tests/unit/ne2k_model.c drivers/ne2000.c \
 		lib/fmt.c lib/options.c lib/num.c tests/unit/ne2k_model.h tests/unit/fake/io.h \
 		tests/unit/fake/cpu.h drivers/ne2000.h drivers/pci.h entropy/entropy.h \
-		$(wildcard lib/*.h) | deps
+		arch/x86/irq.h arch/x86/pic.h arch/x86/clock.h $(wildcard lib/*.h) | deps
 	@mkdir -p $(dir $@)
-	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -Ientropy -o $@ $(filter %.c,$^) -lcmocka
+	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -Ientropy -Iarch/x86 -o $@ $(filter %.c,$^) -lcmocka
 
 test-drv: $(DRV_TESTS)
 	@for t in $(DRV_TESTS); do echo "== $$t"; $$t || exit 1; done

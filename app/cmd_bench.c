@@ -18,7 +18,7 @@
 #include "app/shell.h"
 #include "kern/kernel.h"
 #include "cpu.h"
-#include "io.h"
+#include "clock.h"
 #include "lib/fmt.h"
 
 #define SAMPLE_REPS   255        /* timed samples (cycles) */

@@ -4,6 +4,8 @@
 #include "kern/kernel.h"
 #include "cpu.h"
 #include "io.h"
+#include "pit.h"
+#include "clock.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 

@@ -11,7 +11,8 @@
 #include "app/dashboard.h"
 #include "kern/kernel.h"
 #include "app/serve.h"
-#include "cpu.h"
+#include "pit.h"
+#include "clock.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 

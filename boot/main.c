@@ -6,7 +6,11 @@
 #include "app/serve.h"
 #include "app/dashboard.h"
 #include "cpu.h"
-#include "io.h"
+#include "irq.h"
+#include "gdt.h"
+#include "pic.h"
+#include "pit.h"
+#include "clock.h"
 #include "cmos.h"
 #include "drivers/serial.h"
 

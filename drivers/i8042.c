@@ -22,37 +22,38 @@
 
 #include "drivers/i8042.h"
 #include "arch/x86/io.h"
-#include "arch/x86/cpu.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/clock.h"
 #include "lib/kprintf.h"
 #include "entropy.h"
 
+/* Ports and controller commands (IBM PC/AT Technical Reference, "8042
+ * keyboard controller"); bits under each. */
 #define I8042_DATA      0x60
-#define I8042_STATUS    0x64
-#define I8042_CMD       0x64
+#define I8042_STATUS    0x64    /* read */
+#define   ST_OBF          0x01  /* output buffer full: a byte to read */
+#define   ST_IBF          0x02  /* input buffer full: not ready to take one */
+#define   ST_AUXDATA      0x20  /* the byte is from the aux device */
+#define   ST_TIMEOUT      0x40
+#define   ST_PARITY       0x80
+#define I8042_CMD       0x64    /* write */
+#define   CMD_READ_CFG    0x20  /* the config byte: */
+#define   CMD_WRITE_CFG   0x60
+#define     CFG_KBD_IRQ     0x01  /* IRQ 1 enable */
+#define     CFG_AUX_IRQ     0x02  /* IRQ 12 enable */
+#define     CFG_KBD_OFF     0x10  /* keyboard clock disabled */
+#define     CFG_AUX_OFF     0x20  /* aux clock disabled */
+#define     CFG_XLATE       0x40  /* translation to scan code set 1 */
+#define   CMD_AUX_DISABLE 0xA7
+#define   CMD_AUX_ENABLE  0xA8
+#define   CMD_AUX_TEST    0xA9
+#define   CMD_SELF_TEST   0xAA
+#define   CMD_KBD_TEST    0xAB
+#define   CMD_KBD_DISABLE 0xAD
+#define   CMD_KBD_ENABLE  0xAE
+#define   CMD_WRITE_AUX   0xD4  /* the next data byte goes to the aux device */
 
-#define ST_OBF          0x01
-#define ST_IBF          0x02
-#define ST_AUXDATA      0x20
-#define ST_TIMEOUT      0x40
-#define ST_PARITY       0x80
-
-#define CFG_KBD_IRQ     0x01
-#define CFG_AUX_IRQ     0x02
-#define CFG_KBD_OFF     0x10
-#define CFG_AUX_OFF     0x20
-#define CFG_XLATE       0x40
-
-#define CMD_READ_CFG    0x20
-#define CMD_WRITE_CFG   0x60
-#define CMD_AUX_DISABLE 0xA7
-#define CMD_AUX_ENABLE  0xA8
-#define CMD_AUX_TEST    0xA9
-#define CMD_SELF_TEST   0xAA
-#define CMD_KBD_TEST    0xAB
-#define CMD_KBD_DISABLE 0xAD
-#define CMD_KBD_ENABLE  0xAE
-#define CMD_WRITE_AUX   0xD4
-
+/* Device commands and replies (keyboard and mouse alike). */
 #define DEV_ENABLE      0xF4
 #define DEV_DEFAULTS    0xF6
 #define DEV_RESET       0xFF
@@ -61,6 +62,23 @@
 #define DEV_BAT_OK      0xAA
 
 #define SELF_TEST_OK    0x55
+#define PORT_TEST_OK    0x00
+#define I8042_FLOATING  0xFF    /* status with nothing decoding the ports */
+
+/* Bytes from the keyboard (scan code sets 1 and 2) that are no key. */
+#define KBD_PREFIX_EXT   0xE0   /* extended key follows */
+#define KBD_PREFIX_BREAK 0xF0   /* set 2 (untranslated): release follows */
+#define KBD_PREFIX_E1    0xE1   /* Pause: two more bytes */
+#define KBD_OVERRUN      0x00   /* buffer overrun (set 2) */
+#define KBD_ERROR        0xFF   /* key detection error / overrun (set 1) */
+
+/* PS/2 mouse packet byte 0 (IBM PS/2 Hardware Interface Technical
+ * Reference, "Pointing device"): bit 3 is always set. */
+#define MOUSE_B0_ALWAYS1 0x08
+#define MOUSE_ID_PS2     0x00   /* the standard 3-byte-packet mouse */
+
+#define KBD_IRQ   1
+#define MOUSE_IRQ 12
 
 /* Time limits (ms). QEMU answers at once; hardware is slower, a mouse's
  * power-on self-test after reset takes up to ~500 ms. */
@@ -200,14 +218,14 @@ static void kbd_byte(uint8_t b, uint8_t st)
 		kbd_prefix = (kbd_prefix << 8) | b;
 		if (--kbd_e1_left)
 			return;
-	} else if (b == 0xE0 || b == 0xF0) {     /* extended / (untranslated) break prefix */
+	} else if (b == KBD_PREFIX_EXT || b == KBD_PREFIX_BREAK) {
 		kbd_prefix = (kbd_prefix << 8) | b;
 		return;
-	} else if (b == 0xE1) {
+	} else if (b == KBD_PREFIX_E1) {
 		kbd_prefix = b;
 		kbd_e1_left = 2;
 		return;
-	} else if (b == 0x00 || b == 0xFF || b == DEV_ACK || b == DEV_RESEND) {
+	} else if (b == KBD_OVERRUN || b == KBD_ERROR || b == DEV_ACK || b == DEV_RESEND) {
 		st_kbd_ignored++;                    /* overrun, error, stray ACK/RESEND */
 		kbd_prefix = 0;
 		return;
@@ -235,7 +253,7 @@ static void mouse_byte(uint8_t b, uint8_t st)
 		mouse_idx = 0;
 		return;
 	}
-	if (mouse_idx == 0 && !(b & 0x08)) {     /* byte 0 always has bit 3 set */
+	if (mouse_idx == 0 && !(b & MOUSE_B0_ALWAYS1)) {
 		if (!mouse_dropping)
 			st_resyncs++;
 		mouse_dropping = 1;
@@ -309,7 +327,7 @@ static int mouse_init(void)
 		return -1;
 	}
 	r = read_byte(WAIT_ACK_MS, PORT_AUX, "mouse id");
-	if (r != 0x00) {
+	if (r != MOUSE_ID_PS2) {
 		if (r >= 0)
 			kprintf("mouse: id 0x%02x, not a standard PS/2 mouse\r\n", (unsigned)r);
 		return -1;
@@ -327,7 +345,7 @@ static int mouse_init(void)
 static int controller_init(void)
 {
 	/* Nothing decodes the ports: the bus floats to 0xFF (both buffers "full"). */
-	if (inb(I8042_STATUS) == 0xFF)
+	if (inb(I8042_STATUS) == I8042_FLOATING)
 		return -1;
 	if (ctl_cmd(CMD_KBD_DISABLE, "disable keyboard port") < 0 ||
 	    ctl_cmd(CMD_AUX_DISABLE, "disable aux port") < 0)
@@ -373,7 +391,7 @@ static int port_test(uint8_t cmd, const char *what)
 	int r = ctl_query(cmd, WAIT_CTL_MS, what);
 	if (r > 0)
 		kprintf("i8042: %s answered 0x%02x\r\n", what, (unsigned)r);
-	return r == 0x00;
+	return r == PORT_TEST_OK;
 }
 
 /* Keyboard: port on, scanning on (its only command). 1 when the port is on. */
@@ -390,19 +408,19 @@ static int keyboard_init(void)
 static void i8042_start(struct rng *rng, int cfg, int kbd, int aux)
 {
 	if (kbd) {
-		kbd_src = create_entropy_source(rng, &kbd_src_storage, "keyboard", 1, 1, 1);
+		kbd_src = create_entropy_source(rng, &kbd_src_storage, "keyboard", KBD_IRQ, 1, 1);
 		have_keyboard = 1;
 	}
 	if (aux) {
 		mouse_gap_ticks = (uint64_t)clock_khz() * MOUSE_GAP_MS;
-		mouse_src = create_entropy_source(rng, &mouse_src_storage, "mouse", 12, 1, 1);
+		mouse_src = create_entropy_source(rng, &mouse_src_storage, "mouse", MOUSE_IRQ, 1, 1);
 		have_mouse = 1;
 	}
 	flush_output();
 	if (kbd)
-		irq_register(1, i8042_irq);
+		irq_register(KBD_IRQ, i8042_irq);
 	if (aux)
-		irq_register(12, i8042_irq);
+		irq_register(MOUSE_IRQ, i8042_irq);
 
 	cfg &= ~(CFG_KBD_OFF | CFG_AUX_OFF | CFG_KBD_IRQ | CFG_AUX_IRQ);
 	cfg |= CFG_XLATE;                        /* scan code set 1, as the BIOS leaves it */

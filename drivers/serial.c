@@ -1,45 +1,65 @@
 /* National Semiconductor 16550 UART (8250 family): COM1 and COM2. */
 #include <string.h>
 #include "serial.h"
-#include "io.h"
 #include "cpu.h"
+#include "io.h"
+#include "irq.h"
 #include "lib/kprintf.h"
 #include "entropy.h"
 #include "lib/uart_tx.h"
 
 
+/* 16550 registers, offsets from the port's base (National PC16550D
+ * datasheet, 8.0 "Registers", table II); bits under each. */
 #define UART_RBR 0      /* receive buffer (read) */
 #define UART_THR 0      /* transmit holding (write) */
-#define UART_DLL 0      /* divisor latch, DLAB=1 */
-#define UART_IER 1
-#define UART_DLM 1
-#define UART_IIR 2
-#define UART_FCR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define UART_MSR 6
-#define UART_SCR 7
+#define UART_DLL 0      /* divisor latch low, DLAB=1 */
+#define UART_IER 1      /* interrupt enable */
+#define   UART_IER_RDI    0x01      /* received data available */
+#define   UART_IER_THRI   0x02      /* transmit holding register empty */
+#define UART_DLM 1      /* divisor latch high, DLAB=1 */
+#define UART_IIR 2      /* interrupt identification (read) */
+#define   UART_IIR_NO_INT 0x01      /* no interrupt pending */
+#define   UART_IIR_ID     0x0E      /* the pending cause: */
+#define   UART_IIR_MSI    0x00      /*   modem status */
+#define   UART_IIR_THRI   0x02      /*   transmit holding register empty */
+#define   UART_IIR_RDI    0x04      /*   received data available */
+#define   UART_IIR_RLSI   0x06      /*   receiver line status */
+#define   UART_IIR_CTI    0x0C      /*   character timeout (FIFO mode) */
+#define   UART_IIR_FIFO_MASK 0xC0   /* 11: FIFOs enabled (16550A); 00: none (16450) */
+#define UART_FCR 2      /* FIFO control (write) */
+#define   UART_FCR_ENABLE_FIFO 0x01
+#define   UART_FCR_CLEAR_RCVR  0x02
+#define   UART_FCR_CLEAR_XMIT  0x04
+#define   UART_FCR_TRIGGER_8   0x80 /* receive interrupt at 8 bytes */
+#define UART_LCR 3      /* line control */
+#define   UART_LCR_WLEN8  0x03      /* 8 data bits; with 1 stop bit, no parity: 8N1 */
+#define   UART_LCR_DLAB   0x80      /* divisor latch access */
+#define UART_MCR 4      /* modem control */
+#define   UART_MCR_DTR    0x01
+#define   UART_MCR_RTS    0x02
+#define   UART_MCR_OUT2   0x08      /* gates the IRQ line on PCs */
+#define UART_LSR 5      /* line status */
+#define   UART_LSR_DR     0x01      /* data ready */
+#define   UART_LSR_THRE   UART_TX_LSR_THRE   /* 0x20, lib/uart_tx.h */
+#define   UART_LSR_TEMT   0x40      /* transmitter empty */
+#define UART_MSR 6      /* modem status */
+#define UART_SCR 7      /* scratch */
+#define   UART_SCR_TEST1  0x5A      /* two patterns an empty bus (0xFF) cannot keep */
+#define   UART_SCR_TEST2  0xA5
 
-#define UART_IER_RDI   0x01
-#define UART_IER_THRI  0x02
-#define UART_IIR_NO_INT 0x01
-#define UART_IIR_ID    0x0E
-#define UART_IIR_MSI   0x00
-#define UART_IIR_THRI  0x02
-#define UART_IIR_RDI   0x04
-#define UART_IIR_RLSI  0x06
-#define UART_IIR_CTI   0x0C
-#define UART_IIR_FIFO_MASK 0xC0            /* 11: FIFOs enabled (16550A); 00: none (16450) */
-#define UART_FCR_ENABLE_CLEAR_TRIG8 0x87   /* enable, clear both FIFOs, RX trigger 8 */
-#define UART_LCR_8N1   0x03
-#define UART_LCR_DLAB  0x80
-#define UART_MCR_DTR_RTS_OUT2 0x0B         /* OUT2 gates the IRQ line on PCs */
-#define UART_LSR_DR    0x01
-#define UART_LSR_THRE  UART_TX_LSR_THRE
-#define UART_LSR_TEMT  0x40
 #define UART_FIFO_DEPTH 16                  /* 16550A transmit FIFO */
-#define UART_CLOCK_DIV_BASE 115200
+#define UART_CLOCK_DIV_BASE 115200          /* 1.8432 MHz / 16 */
+/* The PC's COM1 and COM2 (IBM PC/AT Technical Reference). */
+#define COM1_BASE 0x3F8
+#define COM1_IRQ  4
+#define COM2_BASE 0x2F8
+#define COM2_IRQ  3
+/* Bounds: bytes taken per receive interrupt, causes read per interrupt,
+ * and LSR polls per byte before interrupts are on (~0.2 s at ISA speed). */
+#define UART_RX_MAX_PER_IRQ 64
+#define UART_IIR_MAX_ROUNDS 16
+#define UART_POLL_THRE_MAX  200000u
 
 #define TX_RING 4096                        /* power of two */
 #define RX_RING 1024
@@ -64,8 +84,8 @@ struct uart {
 
 /* In BSS (set up by serial_init), so the rings do not weigh on the image's data. */
 static struct uart uarts[2];
-static const uint16_t uart_base[2] = { 0x3F8, 0x2F8 };
-static const int uart_irq[2] = { 4, 3 };
+static const uint16_t uart_base[2] = { COM1_BASE, COM2_BASE };
+static const int uart_irq[2] = { COM1_IRQ, COM2_IRQ };
 
 static const char *const uart_src_name[2] = { "serial", "serial2" };
 volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
@@ -77,24 +97,25 @@ int serial_init(int port, uint32_t baud)
 	u->irq = uart_irq[port];
 	uint16_t b = u->base;
 	/* Scratch-register test: an empty ISA bus reads 0xFF and keeps nothing. */
-	outb(b + UART_SCR, 0x5A);
-	if (inb(b + UART_SCR) != 0x5A)
+	outb(b + UART_SCR, UART_SCR_TEST1);
+	if (inb(b + UART_SCR) != UART_SCR_TEST1)
 		return -1;
-	outb(b + UART_SCR, 0xA5);
-	if (inb(b + UART_SCR) != 0xA5)
+	outb(b + UART_SCR, UART_SCR_TEST2);
+	if (inb(b + UART_SCR) != UART_SCR_TEST2)
 		return -1;
 	uint16_t div = UART_CLOCK_DIV_BASE / baud;
 	outb(b + UART_IER, 0);
 	outb(b + UART_LCR, UART_LCR_DLAB);
 	outb(b + UART_DLL, div & 0xFF);
 	outb(b + UART_DLM, div >> 8);
-	outb(b + UART_LCR, UART_LCR_8N1);
-	outb(b + UART_FCR, UART_FCR_ENABLE_CLEAR_TRIG8);
+	outb(b + UART_LCR, UART_LCR_WLEN8);
+	outb(b + UART_FCR, UART_FCR_ENABLE_FIFO | UART_FCR_CLEAR_RCVR | UART_FCR_CLEAR_XMIT |
+		UART_FCR_TRIGGER_8);
 	/* A 16450 (or an 8250) has no FCR: IIR bits 7:6 stay 00 and every
 	 * THRE interrupt takes one byte, not a FIFO's worth. */
 	u->fifo = (inb(b + UART_IIR) & UART_IIR_FIFO_MASK) == UART_IIR_FIFO_MASK ? UART_FIFO_DEPTH : 1;
 	u->rx_mark = RX_NO_MARK;
-	outb(b + UART_MCR, UART_MCR_DTR_RTS_OUT2);
+	outb(b + UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
 	(void)inb(b + UART_LSR);
 	(void)inb(b + UART_RBR);
 	(void)inb(b + UART_MSR);
@@ -106,7 +127,7 @@ int serial_present(int port) { return uarts[port].present; }
 
 static void uart_rx(int port, struct uart *u)
 {
-	for (int i = 0; i < 64 && (inb(u->base + UART_LSR) & UART_LSR_DR); i++) {
+	for (int i = 0; i < UART_RX_MAX_PER_IRQ && (inb(u->base + UART_LSR) & UART_LSR_DR); i++) {
 		uint8_t c = inb(u->base + UART_RBR);
 		serial_rx_bytes[port]++;
 		/* before serial_sources_init, mixed uncredited into the default pool */
@@ -144,7 +165,7 @@ static void serial_irq(int irq)
 	int port = (irq == uart_irq[COM1]) ? COM1 : COM2;
 	struct uart *u = &uarts[port];
 	/* Bounded: a UART that keeps claiming an interrupt cannot hold the CPU. */
-	for (int i = 0; i < 16; i++) {
+	for (int i = 0; i < UART_IIR_MAX_ROUNDS; i++) {
 		uint8_t iir = inb(u->base + UART_IIR);
 		if (iir & UART_IIR_NO_INT)
 			break;
@@ -211,7 +232,7 @@ static void uart_kick(struct uart *u)
 /* Before interrupts are on: poll THRE, bounded, so a stalled host cannot hang the boot. */
 static void uart_poll_putc(struct uart *u, uint8_t c)
 {
-	for (uint32_t i = 0; i < 200000 && !(inb(u->base + UART_LSR) & UART_LSR_THRE); i++)
+	for (uint32_t i = 0; i < UART_POLL_THRE_MAX && !(inb(u->base + UART_LSR) & UART_LSR_THRE); i++)
 		;
 	outb(u->base + UART_THR, c);
 }

@@ -7,7 +7,8 @@
 #define VGA_CRTC_INDEX 0x3D4
 #define VGA_CRTC_DATA  0x3D5
 #define VGA_CRTC_CURSOR_START 0x0A
-#define VGA_CURSOR_OFF 0x20
+#define   VGA_CURSOR_OFF 0x20      /* cursor start register bit 5: cursor disabled */
+#define VGA_TEST_CELL 0x1234        /* any value: text memory keeps it, a bus without does not */
 
 static int present, mirror = 1, row, col;
 
@@ -18,8 +19,8 @@ int vga_init(void)
 	/* Text memory that does not keep what is written is no VGA (or MDA-only). */
 	volatile uint16_t *t = VGA_TEXT;
 	uint16_t old = t[0];
-	t[0] = 0x1234;
-	int ok = t[0] == 0x1234;
+	t[0] = VGA_TEST_CELL;
+	int ok = t[0] == VGA_TEST_CELL;
 	t[0] = old;
 	if (!ok)
 		return -1;

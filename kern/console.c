@@ -1,7 +1,6 @@
 /* Console output: COM1 and its VGA mirror, the writers behind kprintf and panic_printf. */
 #include "kern/kernel.h"
 #include "cpu.h"
-#include "io.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 

@@ -4,7 +4,8 @@
 #include "drivers/ata.h"
 #include "drivers/ne2000.h"
 #include <stdio.h>
-#include "cpu.h"
+#include "pit.h"
+#include "clock.h"
 
 /* The `timer` source (docs/PROTOCOL.md, "Devices"): the PIT's tick timed by the TSC, two
  * oscillators. Under credit=measured only; with no TSC the clock IS the

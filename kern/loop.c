@@ -1,7 +1,8 @@
 /* The main loop: one pass, its pollers, the one wait, and the pass counter. */
 #include "kern/kernel.h"
 #include "cpu.h"
-#include "io.h"
+#include "pit.h"
+#include "clock.h"
 
 #define MAX_POLLERS 8
 

@@ -1,7 +1,7 @@
 /* The live pools, and the kernel's side of the entropy core's seam (entropy/entropy.h). */
 #include "kern/kernel.h"
 #include "cpu.h"
-#include "io.h"
+#include "clock.h"
 
 struct rng rng_live;
 

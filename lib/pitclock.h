@@ -1,5 +1,6 @@
-/* The PIT clock (no TSC): jiffies and the latched channel-0 count made into
- * one monotonic count, without hardware, so the host can test it. */
+/* The PIT clock's arithmetic for arch/x86/clock.c, pure (no ports, no
+ * globals) and in lib/ so the host tests build it as it is, without fakes:
+ * jiffies and the latched channel-0 count made into one monotonic count. */
 #ifndef RAND86_PITCLOCK_H
 #define RAND86_PITCLOCK_H
 #include <stdint.h>

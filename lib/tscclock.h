@@ -1,6 +1,8 @@
-/* Uptime from the TSC, checked against the PIT's tick count and, when the
- * two disagree, settled by the CMOS clock; without hardware, so the host
- * can test it. */
+/* The TSC uptime's arithmetic for arch/x86/clock.c, pure (no ports, no
+ * globals; the CMOS clock is a function passed in) and in lib/ so the host
+ * tests build it as it is, without fakes: uptime from the TSC, checked
+ * against the PIT's tick count and, when the two disagree, settled by the
+ * CMOS clock. */
 #ifndef RAND86_TSCCLOCK_H
 #define RAND86_TSCCLOCK_H
 #include <stdint.h>

@@ -1,4 +1,6 @@
-/* 8250-family transmit decision, without hardware: how many bytes to write now. */
+/* The 8250-family transmit decision for drivers/serial.c, pure (the LSR
+ * value is an argument) and in lib/ so the host tests build it as it is,
+ * without fakes: how many bytes to write now. */
 #ifndef RAND86_UART_TX_H
 #define RAND86_UART_TX_H
 #include <stdint.h>

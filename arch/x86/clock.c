@@ -1,23 +1,16 @@
-/* The clock: CPUID, TSC calibrated against PIT channel 2, or a PIT-derived clock. */
+/* The clock: CPUID, TSC calibrated against PIT channel 2 (borrowed from
+ * pit.c, its owner), or a PIT-derived clock. */
 #include <stdint.h>
+#include "clock.h"
 #include "cpu.h"
-#include "io.h"
+#include "pic.h"
+#include "pit.h"
 #include "lib/kprintf.h"
-#include "entropy.h"
 #include "lib/pitclock.h"
 #include "lib/tscclock.h"
 #include "cmos.h"
 
-#define PIT_CH2        0x42
-#define PIT_CMD        0x43
-#define PIT_CMD_CH2_LOHI_MODE0 0xB0
-#define PORT_B         0x61            /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 OUT */
-#define PORT_B_GATE2   0x01
-#define PORT_B_SPEAKER 0x02
-#define PORT_B_OUT2    0x20
-
-#define CPUID_TSC      (1u << 4)
-#define EFLAGS_ID      (1u << 21)
+#define PIC_IRR_PIT  (1u << 0)         /* IRQ 0's bit in pic_irr() */
 
 /* Calibration window: 50 ms of PIT channel 2 (59659 counts, as Linux's
  * CALIBRATE_LATCH). We read the TSC, let channel 2 count down in mode 0 and
@@ -54,81 +47,89 @@ int cpu_has_cpuid(void)
 	return ((a ^ b) & EFLAGS_ID) != 0;
 }
 
-static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+static int cpu_has_tsc(void)
 {
-	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+	uint32_t a, b, c, d;
+	if (!cpu_has_cpuid())
+		return 0;
+	cpuid(CPUID_LEAF_MAX, &a, &b, &c, &d);
+	if (a < CPUID_LEAF_FEATURES)
+		return 0;
+	cpuid(CPUID_LEAF_FEATURES, &a, &b, &c, &d);
+	return (d & CPUID_EDX_TSC) != 0;
 }
 
+/* One window: TSC counts while channel 2 counts CAL_LATCH down once. */
 static uint32_t calibrate_tsc_khz(uint64_t *start)
 {
-	uint8_t b = inb(PORT_B);
-	outb(PORT_B, (b & ~PORT_B_SPEAKER) | PORT_B_GATE2);
-	outb(PIT_CMD, PIT_CMD_CH2_LOHI_MODE0);
-	outb(PIT_CH2, CAL_LATCH & 0xFF);
-	outb(PIT_CH2, CAL_LATCH >> 8);
+	pit_ch2_oneshot_start(CAL_LATCH);
 	uint64_t t0 = rdtsc(), t1;
 	*start = t0;
 	uint64_t j0 = jiffies;
 	uint64_t max_ticks = (uint64_t)pit_hz() * CAL_MS * CAL_MAX_WINDOWS / 1000 + 2;
 	uint32_t polls = 0;
 	int out2;
-	while (!(out2 = inb(PORT_B) & PORT_B_OUT2) && ++polls < CAL_MAX_POLLS &&
+	while (!(out2 = pit_ch2_oneshot_done()) && ++polls < CAL_MAX_POLLS &&
 	       jiffies - j0 <= max_ticks)
 		;
 	t1 = rdtsc();
-	outb(PORT_B, b);
+	pit_ch2_oneshot_stop();
 	if (!out2)
 		return 0;
 	return (uint32_t)((t1 - t0) / CAL_MS);
 }
 
+/* CAL_RUNS windows; the shortest is kept, and the spread is warned about.
+ * Sets khz and clock_origin, or, when channel 2 did not answer, khz 0 and
+ * have_tsc 0. */
+static void calibrate_tsc(void)
+{
+	uint32_t lo = 0, hi = 0;
+	for (int i = 0; i < CAL_RUNS; i++) {
+		uint64_t start;
+		uint32_t k = calibrate_tsc_khz(&start);
+		if (k == 0) {
+			lo = 0;
+			break;
+		}
+		if (i == 0)
+			clock_origin = start;
+		if (!lo || k < lo)
+			lo = k;
+		if (k > hi)
+			hi = k;
+	}
+	khz = lo;
+	if (khz == 0) {
+		kprintf("clock: PIT channel 2 did not answer; TSC unused\r\n");
+		have_tsc = 0;
+	} else if ((uint64_t)(hi - lo) * 100 > (uint64_t)lo * CAL_AGREE_PERCENT) {
+		kprintf("clock: warning: %d TSC calibrations disagree by over %d%%: %lu to %lu kHz; using %lu\r\n",
+			CAL_RUNS, CAL_AGREE_PERCENT, (unsigned long)lo, (unsigned long)hi,
+			(unsigned long)lo);
+	}
+}
+
+/* No TSC: counts of channel 0 at PIT_HZ, with channel 2 keeping the
+ * tick count from falling behind (pit.c). */
+static void use_pit_clock(void)
+{
+	khz = (PIT_HZ + 500) / 1000;   /* 1193 */
+	clock_origin = 0;
+	pit_track_merged_ticks();
+}
+
+/* Uptime counts from the start of calibration (TSC) or from the PIT's
+ * first tick (PIT clock), so it includes the 50 ms calibration window. */
 void clock_init(void)
 {
-	uint32_t a, bx, c, d;
-	have_tsc = 0;
-	if (cpu_has_cpuid()) {
-		cpuid(0, &a, &bx, &c, &d);
-		if (a >= 1) {
-			cpuid(1, &a, &bx, &c, &d);
-			have_tsc = (d & CPUID_TSC) != 0;
-		}
-	}
+	have_tsc = cpu_has_tsc();
 	if (have_tsc) {
-		uint32_t lo = 0, hi = 0;
-		for (int i = 0; i < CAL_RUNS; i++) {
-			uint64_t start;
-			uint32_t k = calibrate_tsc_khz(&start);
-			if (k == 0) {
-				lo = 0;
-				break;
-			}
-			if (i == 0)
-				clock_origin = start;
-			if (!lo || k < lo)
-				lo = k;
-			if (k > hi)
-				hi = k;
-		}
-		khz = lo;
-		if (khz == 0) {
-			kprintf("clock: PIT channel 2 did not answer; TSC unused\r\n");
-			have_tsc = 0;
-		} else if ((uint64_t)(hi - lo) * 100 > (uint64_t)lo * CAL_AGREE_PERCENT) {
-			kprintf("clock: warning: %d TSC calibrations disagree by over %d%%: %lu to %lu kHz; using %lu\r\n",
-				CAL_RUNS, CAL_AGREE_PERCENT, (unsigned long)lo, (unsigned long)hi,
-				(unsigned long)lo);
-		}
+		calibrate_tsc();
 		tsc_uptime_base(&tsc_up, clock_origin, jiffies, 0, cmos_rtc_seconds());
 	}
-	/* Uptime counts from the start of calibration (TSC) or from the PIT's
-	 * first tick (PIT clock), so it includes the 50 ms calibration window. */
-	if (!have_tsc) {
-		khz = (PIT_HZ + 500) / 1000;   /* 1193 */
-		clock_origin = 0;
-		uint8_t b = inb(PORT_B);
-		outb(PORT_B, (b & ~PORT_B_SPEAKER) | PORT_B_GATE2);
-		pit_track_merged_ticks();
-	}
+	if (!have_tsc)
+		use_pit_clock();
 	kprintf("clock: %s, cpu_khz %lu, hz %lu\r\n", have_tsc ? "tsc" : "pit",
 		(unsigned long)khz, (unsigned long)pit_hz());
 }
@@ -146,7 +147,7 @@ static uint64_t pit_clock_now(void)
 	unsigned long f = irq_save();
 	uint64_t j = jiffies;
 	uint32_t count = pit_read_counter0();
-	int irr = pic_irr() & 0x01;
+	int irr = (pic_irr() & PIC_IRR_PIT) != 0;
 	uint64_t v = pit_clock_value(&pit_clock_state, j, count, irr, pit_reload());
 	irq_restore(f);
 	return v;

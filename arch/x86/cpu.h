@@ -1,66 +1,42 @@
-/* x86 CPU setup: descriptor tables, interrupts, the 8259 and 8254, the clock. */
+/* x86 CPU instructions: the interrupt flag, halt, CPUID, the TSC; stopping and rebooting. */
 #ifndef RAND86_CPU_H
 #define RAND86_CPU_H
 #include <stdint.h>
 
-/* Register frame pushed by the interrupt stubs (isr.S). */
-struct regs {
-	uint32_t gs, fs, es, ds;
-	uint32_t edi, esi, ebp, esp_dummy, ebx, edx, ecx, eax;
-	uint32_t vector, error;
-	uint32_t eip, cs, eflags;
-};
+static inline void cpu_cli(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void cpu_sti(void) { __asm__ volatile("sti" ::: "memory"); }
+/* sti takes effect after the next instruction, so no IRQ is lost between them. */
+static inline void cpu_sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
+static inline void cpu_hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 
-#define IRQ_BASE 0x20               /* 8259 pair remapped to vectors 0x20-0x2F */
-#define IRQ_COUNT 16
+static inline unsigned long irq_save(void)
+{
+	unsigned long f;
+	__asm__ volatile("pushfl; popl %0; cli" : "=r"(f) :: "memory");
+	return f;
+}
+static inline void irq_restore(unsigned long f)
+{
+	__asm__ volatile("pushl %0; popfl" :: "r"(f) : "memory", "cc");
+}
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile(".byte 0x0f, 0x31" : "=a"(lo), "=d"(hi));  /* rdtsc, assembled for i386 */
+	return ((uint64_t)hi << 32) | lo;
+}
 
-void gdt_init(void);
-void idt_init(void);
-
-typedef void (*irq_handler_t)(int irq);
-/* Also unmasks the line. -1 (and nothing changes) if the line already has a
- * handler, is the cascade (2) or is out of range. */
-int irq_register(int irq, irq_handler_t handler);
-int irq_in_use(int irq);          /* 1 if irq_register would refuse irq */
-void pic_init(void);
-void pic_unmask(int irq);
-void pic_mask(int irq);
-void pic_eoi(int irq);
-int pic_is_spurious(int irq);
-uint16_t pic_irr(void);
-extern volatile uint64_t irq_counts[IRQ_COUNT];
-extern volatile uint32_t irq_spurious;
-
-/* 8254 PIT */
-#define PIT_HZ 1193182u
-void pit_init(unsigned hz);
-extern volatile uint64_t jiffies;
-extern volatile int tick_flush_due;
-unsigned pit_hz(void);
-uint16_t pit_read_counter0(void);
-/* Reload value in use on channel 0. */
-uint32_t pit_reload(void);
-/* fn runs in every tick's interrupt, after jiffies moved (the kernel layer
- * makes it the `timer` source's sample; the PIT knows nothing of it). */
-void pit_set_tick_hook(void (*fn)(uint32_t jiffies));
-/* PIT clock only (channel 2 is the TSC's ruler otherwise): count ticks the
- * 8259 merged into jiffies, timed by channel 2 running free. */
-void pit_track_merged_ticks(void);
-extern volatile uint64_t pit_lost_ticks;
-
-/* CPUID, TSC and the "now" clock (clock.c) */
+/* EFLAGS bit 21 (ID) can be toggled only where CPUID exists (Intel SDM
+ * vol. 1, 3.4.3.3); a 386 or early 486 keeps it. */
+#define EFLAGS_ID      (1u << 21)
 int cpu_has_cpuid(void);
-void clock_init(void);
-int clock_is_tsc(void);
-uint32_t clock_khz(void);        /* cpu_khz, or 1193 for the PIT clock */
-uint64_t clock_now(void);        /* free-running ticks at clock_khz kHz */
-uint64_t clock_ms(void);         /* milliseconds since clock_init */
-void clock_delay_us(uint32_t us);
-
-/* One timeout helper for every wait on hardware. */
-struct deadline { uint64_t at; };
-struct deadline deadline_in_ms(uint32_t ms);
-int deadline_passed(struct deadline d);
+static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+#define CPUID_LEAF_MAX      0      /* EAX: the highest basic leaf */
+#define CPUID_LEAF_FEATURES 1      /* EDX: feature flags (SDM vol. 2A, CPUID, table 3-11) */
+#define   CPUID_EDX_TSC     (1u << 4)
 
 void cpu_halt_forever(void) __attribute__((noreturn));
 void cpu_reboot(void) __attribute__((noreturn));

@@ -1,15 +1,28 @@
 /* Flat GDT: our own, loaded before the first interrupt (docs/PC-NOTES.md: the loader's GDT faults under KVM). */
 #include <stdint.h>
-#include "cpu.h"
+#include "gdt.h"
 
-#define GDT_CODE_SEL 0x08
-#define GDT_DATA_SEL 0x10
+/* Segment descriptor (Intel SDM vol. 3A, 3.4.5): access byte at bits
+ * 47:40, flags at 55:52; base 0 and limit 0xFFFFF pages: all 4 GiB. */
+#define GDT_ACC_PRESENT 0x80
+#define GDT_ACC_DPL0    0x00
+#define GDT_ACC_S       0x10      /* code or data (not system) */
+#define GDT_ACC_EXEC    0x08      /* code */
+#define GDT_ACC_RW      0x02      /* code: readable; data: writable */
+#define GDT_FLAG_G      0x8       /* limit in 4 KiB pages */
+#define GDT_FLAG_DB     0x4       /* 32-bit segment */
+#define GDT_FLAT(access) (0xFFFFull | (uint64_t)(access) << 40 | 0xFull << 48 | \
+	(uint64_t)(GDT_FLAG_G | GDT_FLAG_DB) << 52)
 
 static const uint64_t gdt[3] = {
 	0,
-	0x00CF9A000000FFFFull,   /* 0x08: code, base 0, limit 4 GiB, 32-bit, ring 0 */
-	0x00CF92000000FFFFull,   /* 0x10: data, same span */
+	GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_DPL0 | GDT_ACC_S | GDT_ACC_EXEC | GDT_ACC_RW),  /* GDT_CODE_SEL */
+	GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_DPL0 | GDT_ACC_S | GDT_ACC_RW),                 /* GDT_DATA_SEL */
 };
+/* The flat ring-0 code descriptor as the SDM's examples and every
+ * multiboot kernel write it. */
+_Static_assert(GDT_FLAT(GDT_ACC_PRESENT | GDT_ACC_S | GDT_ACC_EXEC | GDT_ACC_RW) ==
+	0x00CF9A000000FFFFull, "GDT_FLAT builds the flat code descriptor");
 
 struct __attribute__((packed)) gdt_ptr { uint16_t limit; uint32_t base; };
 

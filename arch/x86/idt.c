@@ -2,6 +2,9 @@
 #include <stdint.h>
 #include "cpu.h"
 #include "io.h"
+#include "irq.h"
+#include "pic.h"
+#include "gdt.h"
 #include "lib/kprintf.h"
 
 struct __attribute__((packed)) idt_entry {
@@ -11,8 +14,20 @@ struct __attribute__((packed)) idt_entry {
 };
 struct __attribute__((packed)) idt_ptr { uint16_t limit; uint32_t base; };
 
-#define IDT_INTGATE32 0x8E           /* present, ring 0, 32-bit interrupt gate */
+/* Gate descriptor type byte (Intel SDM vol. 3A, 6.11 "IDT descriptors"). */
+#define IDT_TYPE_PRESENT   0x80
+#define IDT_TYPE_DPL0      0x00      /* DPL 0: no software int from ring 3 */
+#define IDT_TYPE_INTGATE32 0x0E      /* 32-bit interrupt gate: IF cleared on entry */
+#define IDT_EXCEPTIONS 32            /* vectors 0-31 are the CPU's (SDM vol. 3A, 6.3.1) */
 #define IDT_VECTORS (IRQ_BASE + IRQ_COUNT)
+
+/* cpu_reboot's way out: the i8042's output port pulse of the reset line
+ * (its driver, drivers/i8042.c, is a layer up; these are the two it needs). */
+#define KBC_STATUS      0x64
+#define   KBC_ST_IBF      0x02       /* input buffer full: not ready for a command */
+#define KBC_CMD         0x64
+#define   KBC_CMD_RESET   0xFE       /* pulse output port bit 0: CPU reset */
+#define REBOOT_WAIT_POLLS 100000     /* io_delay()s, ~0.1 s each way */
 
 extern const uint32_t isr_table[IDT_VECTORS];
 static struct idt_entry idt[IDT_VECTORS];
@@ -20,7 +35,7 @@ static irq_handler_t irq_handlers[IRQ_COUNT];
 volatile uint64_t irq_counts[IRQ_COUNT];
 volatile uint32_t irq_spurious;
 
-static const char *const exception_names[32] = {
+static const char *const exception_names[IDT_EXCEPTIONS] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
 	"invalid opcode", "device not available", "double fault", "coprocessor overrun",
 	"invalid TSS", "segment not present", "stack fault", "general protection",
@@ -35,9 +50,9 @@ void idt_init(void)
 	for (int v = 0; v < IDT_VECTORS; v++) {
 		idt[v].off_lo = isr_table[v] & 0xFFFF;
 		idt[v].off_hi = isr_table[v] >> 16;
-		idt[v].sel = 0x08;
+		idt[v].sel = GDT_CODE_SEL;
 		idt[v].zero = 0;
-		idt[v].type = IDT_INTGATE32;
+		idt[v].type = IDT_TYPE_PRESENT | IDT_TYPE_DPL0 | IDT_TYPE_INTGATE32;
 	}
 	struct idt_ptr p = { sizeof(idt) - 1, (uint32_t)idt };
 	__asm__ volatile("lidt %0" :: "m"(p));
@@ -77,7 +92,7 @@ static void exception_report(const struct regs *r)
 
 void isr_dispatch(struct regs *r)
 {
-	if (r->vector < 32) {
+	if (r->vector < IDT_EXCEPTIONS) {
 		exception_report(r);
 		return;
 	}
@@ -101,11 +116,11 @@ void cpu_halt_forever(void)
 void cpu_reboot(void)
 {
 	cpu_cli();                      /* for good: ~0.2 s of bounded waits, then reset */
-	/* i8042 pulse of the reset line (command 0xFE), after waiting for its input buffer. */
-	for (int i = 0; i < 100000 && (inb(0x64) & 0x02); i++)
+	/* i8042 pulse of the reset line, after waiting for its input buffer. */
+	for (int i = 0; i < REBOOT_WAIT_POLLS && (inb(KBC_STATUS) & KBC_ST_IBF); i++)
 		io_delay();
-	outb(0x64, 0xFE);
-	for (int i = 0; i < 100000; i++)
+	outb(KBC_CMD, KBC_CMD_RESET);
+	for (int i = 0; i < REBOOT_WAIT_POLLS; i++)
 		io_delay();
 	/* Still here: triple fault through an empty IDT. */
 	struct idt_ptr p = { 0, 0 };

@@ -1,4 +1,4 @@
-/* x86 port I/O and small CPU primitives: the one place they are defined. */
+/* x86 port I/O: the one place it is defined. */
 #ifndef RAND86_IO_H
 #define RAND86_IO_H
 #include <stdint.h>
@@ -14,28 +14,6 @@ static inline void insw(uint16_t port, void *buf, uint32_t count)
 	__asm__ volatile("rep insw" : "+D"(buf), "+c"(count) : "d"(port) : "memory");
 }
 /* About 1 us on ISA: a write to the POST diagnostic port. */
-static inline void io_delay(void) { outb(0x80, 0); }
-
-static inline void cpu_cli(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void cpu_sti(void) { __asm__ volatile("sti" ::: "memory"); }
-/* sti takes effect after the next instruction, so no IRQ is lost between them. */
-static inline void cpu_sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
-static inline void cpu_hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
-
-static inline unsigned long irq_save(void)
-{
-	unsigned long f;
-	__asm__ volatile("pushfl; popl %0; cli" : "=r"(f) :: "memory");
-	return f;
-}
-static inline void irq_restore(unsigned long f)
-{
-	__asm__ volatile("pushl %0; popfl" :: "r"(f) : "memory", "cc");
-}
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile(".byte 0x0f, 0x31" : "=a"(lo), "=d"(hi));  /* rdtsc, assembled for i386 */
-	return ((uint64_t)hi << 32) | lo;
-}
+#define IO_POST_PORT 0x80
+static inline void io_delay(void) { outb(IO_POST_PORT, 0); }
 #endif

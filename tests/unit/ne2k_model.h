@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include "cpu.h"
+#include "irq.h"
+#include "pic.h"
+#include "clock.h"
 
 #define M_IO  0x300
 #define M_IRQ 9
