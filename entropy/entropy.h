@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "lib/credit.h"             /* enum rng_estimator */
 
 /* Pool geometry (v1.89 random.c, see docs/ENTROPY.md). */
 #define RNG_PRIMARY_WORDS   128     /* 4096 bits */
@@ -22,7 +23,6 @@
 #define RNG_SEED_BITS       256
 #define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
 
-enum rng_estimator { RNG_CREDIT_XYMORON = 0, RNG_CREDIT_TSO = 1, RNG_CREDIT_MEASURED = 2 };
 
 /* ---- Live measurement of a trusted source (measure.c; SP 800-90B) ----
  * Numbers and their reasons are in measure.c's opening comment. */

@@ -3,7 +3,7 @@
 #define RAND86_OPTIONS_H
 #include <stddef.h>
 #include <stdint.h>
-#include "entropy/entropy.h"        /* credit= is the core's enum rng_estimator */
+#include "lib/credit.h"
 
 enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
 enum ata_mode { ATA_UNTRUSTED, ATA_TRUSTED, ATA_OFF };
