@@ -11,8 +11,8 @@ network. Per scenario with a main source: WARMUP_EVENTS events of it
 first (the meter credits nothing in its first 64 samples), then `sources`
 before and after MEASURE_EVENTS more (credited per event, Xymoron's and
 the 1999 estimate per event, h_milli and health at the end); then
-`samples SOURCE N` (N >= 2,000) while the same input pattern runs again,
-judged by `ea_non_iid -v FILE 8` when the tool is on PATH (its columns
+`samples SOURCE N` (N = CAPTURE or DISK_CAPTURE) while the same input
+pattern runs again, judged by `ea_non_iid -v FILE 8` when the tool is on PATH (its columns
 say `-` otherwise, and the capture is skipped unless --keep asks for it).
 Writes docs/compare.md and docs/compare.png.
 
@@ -48,8 +48,8 @@ import samples2bin
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
 WARMUP_EVENTS = 128       # of the main source, before the measured stretch
 MEASURE_EVENTS = 1200     # of the main source between the two `sources` reads
-CAPTURE = 2400            # samples for ea_non_iid (the disk: DISK_CAPTURE)
-DISK_CAPTURE = 2000       # ata0 reads ~9 times a second: ~4 minutes
+CAPTURE = 4200            # samples for ea_non_iid: over 4,096 it runs MultiMCW literal too
+DISK_CAPTURE = 2000       # ata0 reads ~9 times a second: ~4 minutes (no literal MultiMCW)
 MEAN_GAP = 0.050          # s: the steady beat and the mean of the exponential gaps
 POLL = 0.5                # s between `sources` reads while waiting for events
 CAPTURE_LIMIT = 900       # s: give up driving a capture after this
