@@ -12,8 +12,9 @@ first (the meter credits nothing in its first 64 samples), then `sources`
 before and after MEASURE_EVENTS more (credited per event, Xymoron's and
 the 1999 estimate per event, h_milli and health at the end); then
 `samples SOURCE N` (N = CAPTURE or DISK_CAPTURE) while the same input
-pattern runs again, judged by `ea_non_iid -v FILE 8` when the tool is on PATH (its columns
-say `-` otherwise, and the capture is skipped unless --keep asks for it).
+pattern runs again, judged by `ea_non_iid -v FILE 8` when the tool is on
+PATH (its columns say `-` otherwise, and the capture is skipped unless
+--keep asks for it).
 Writes docs/compare.md and docs/compare.png.
 
 Injected QEMU input is timed by this script and the host, not by a
