@@ -209,6 +209,6 @@ SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts/soak.py --seconds $(SOAK_SECONDS)
 
-# --- the 1999-versus-2002 experiment (docs/compare.md, docs/compare.png) ---
+# --- credited bits vs the meter and SP 800-90B (docs/compare.md, docs/compare.png) ---
 compare: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts/compare.py

@@ -1,30 +1,41 @@
 #!/usr/bin/python3
-"""`make compare`: the three credit rules on the same samples: Xymoron's 2002
-estimate, the 1999 (v1.89) one, and credit=measured (Xymoron capped by the
-live SP 800-90B-style estimate and health tests).
+"""`make compare`: credited bits per event vs the meter and ea_non_iid.
+
+What rand86 credits per event, next to its on-board SP 800-90B meter and
+NIST's ea_non_iid, on the same input.
 
 Boots rand86 under QEMU once per scenario (KVM when usable, else TCG, as
-the harness's accel() decides), default options (credit=measured), drives input
-over QMP, a raw disk and a dgram network, and reads `sources` before and
-after. All three estimates run on every sample whatever credits, so one
-boot gives what each rule would credit: `bits` (credit=xymoron),
-`tso_bits` (credit=tso) and `credited` (credit=measured, in force).
-Writes docs/compare.md (events, the three, h_milli and health per source
-and scenario, and, when ea_non_iid is on PATH, NIST's SP 800-90B estimate
-of a capture of the scenario's main source) and docs/compare.png.
+the harness's accel() decides; RAND86_ACCEL=tcg forces TCG), default
+options (credit=measured), drives input over QMP, a raw disk and a dgram
+network. Per scenario with a main source: WARMUP_EVENTS events of it
+first (the meter credits nothing in its first 64 samples), then `sources`
+before and after MEASURE_EVENTS more (credited per event, Xymoron's and
+the 1999 estimate per event, h_milli and health at the end); then
+`samples SOURCE N` (N = CAPTURE or DISK_CAPTURE) while the same input
+pattern runs again, judged by `ea_non_iid -v FILE 8` when the tool is on
+PATH (its columns say `-` otherwise, and the capture is skipped unless
+--keep asks for it).
+Writes docs/compare.md and docs/compare.png.
 
 Injected QEMU input is timed by this script and the host, not by a
-person at a keyboard: the numbers compare the two estimators on the same
+person at a keyboard: the numbers compare the estimators on the same
 samples, they do not measure a real keyboard's entropy.
 
-Standard library only, plus gnuplot for the plot. No arguments needed:
+Standard library only, plus gnuplot for the plot.
     /usr/bin/python3 scripts/compare.py [--out-md F] [--out-png F] [--only NAME,...]
+Re-measure one scenario against another build, keeping the capture (.bin),
+ea_non_iid's full output and the figures (.json) in DIR, and compare.md
+and compare.png there instead of docs/:
+    RAND86_ELF=build/rand86.elf scripts/compare.py --only irregular --keep DIR
 """
 import argparse
+import collections
 import datetime
+import json
 import os
 import platform
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -32,15 +43,21 @@ import tempfile
 import threading
 import time
 
-from rand86 import ROOT, Rand86, Wire, accel, cpu_model, key_event, qemu_version
+from rand86 import ROOT, ELF, Rand86, Wire, accel, cpu_model, key_event, qemu_version
+import samples2bin
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
-KEYS_PER_SCENARIO = 160   # keys (press + release: 320 events; 64 are the meter's warm-up)
-STEADY_BEAT = 0.100       # s from one press to the next in the steady scenario
-KEY_EVENTS = 2 * KEYS_PER_SCENARIO
+WARMUP_EVENTS = 128       # of the main source, before the measured stretch
+MEASURE_EVENTS = 1200     # of the main source between the two `sources` reads
+CAPTURE = 4200            # samples for ea_non_iid: over 4,096 it runs MultiMCW literal too
+DISK_CAPTURE = 2000       # ata0 reads ~9 times a second: ~4 minutes (no literal MultiMCW)
+MEAN_GAP = 0.050          # s: the steady beat and the mean of the exponential gaps
+POLL = 0.5                # s between `sources` reads while waiting for events
+CAPTURE_LIMIT = 900       # s: give up driving a capture after this
 
 
 # ---------------------------------------------------------------- drivers
+# driver(vm, rnd, ctx, stop): drive input until stop() is true.
 
 def disk_image(tmp):
     path = os.path.join(tmp, "disk.img")
@@ -53,77 +70,79 @@ def key_edge(vm, qcode, down):
     vm.qmp.execute("input-send-event", events=[key_event(qcode, down)])
 
 
-def paced(gaps):
-    """Yield at t0 + cumulative gaps (no drift from the time the work takes)."""
+def wait_until(t):
+    left = t - time.monotonic()
+    if left > 0:
+        time.sleep(left)
+
+
+def tap(vm, i):
+    """Press, then release on the next QMP call (~1 ms later)."""
+    key_edge(vm, KEYS[i % len(KEYS)], True)
+    key_edge(vm, KEYS[i % len(KEYS)], False)
+
+
+def taps(vm, stop, gap):
+    """One tap, the next press gap() s after this one (no drift)."""
+    i, t = 0, time.monotonic()
+    while not stop():
+        tap(vm, i)
+        i += 1
+        t += gap()
+        wait_until(t)
+
+
+def steady(vm, rnd, ctx, stop):
+    """A metronome typist: one tap every MEAN_GAP s."""
+    taps(vm, stop, lambda: MEAN_GAP)
+
+
+def irregular(vm, rnd, ctx, stop):
+    taps(vm, stop, lambda: rnd.expovariate(1 / MEAN_GAP))
+
+
+def burst(vm, rnd, ctx, stop):
+    """8 taps back to back (16 interrupts close together), then a pause."""
+    while not stop():
+        for i in range(8):
+            tap(vm, i)
+        time.sleep(rnd.expovariate(1 / MEAN_GAP))
+
+
+def mouse(vm, rnd, ctx, stop):
     t = time.monotonic()
-    for g in gaps:
-        t += g
-        now = time.monotonic()
-        if t > now:
-            time.sleep(t - now)
-        yield
-
-
-def type_keys(vm, keys):
-    """keys: (hold, gap) pairs: press, release `hold` s later (0: the next
-    QMP call, ~1 ms), the next press `gap` s after the release."""
-    waits = []
-    for hold, gap in keys:
-        waits += [hold, gap]
-    edges = iter(range(len(waits)))
-    for _ in paced([0.1] + waits[:-1]):
-        i = next(edges)
-        key_edge(vm, KEYS[(i // 2) % len(KEYS)], i % 2 == 0)
-
-
-def steady(vm, rnd, ctx):
-    """A metronome typist: press, release at once, the next press a beat later."""
-    type_keys(vm, [(0.0, STEADY_BEAT)] * KEYS_PER_SCENARIO)
-
-
-def irregular_keys(rnd, n):
-    return [(rnd.uniform(0.03, 0.2), min(0.5, 0.02 + rnd.expovariate(1 / 0.08))) for _ in range(n)]
-
-
-def irregular(vm, rnd, ctx):
-    type_keys(vm, irregular_keys(rnd, KEYS_PER_SCENARIO))
-
-
-def burst(vm, rnd, ctx):
-    """Press and release in one QMP call: two scancodes, back-to-back interrupts;
-    exponential gaps between keys."""
-    for i, _ in enumerate(paced([0.05 + rnd.expovariate(1 / 0.1) for _ in range(KEYS_PER_SCENARIO)])):
-        q = KEYS[i % len(KEYS)]
-        vm.qmp.execute("input-send-event", events=[key_event(q, True), key_event(q, False)])
-
-
-def mouse(vm, rnd, ctx):
-    for _ in paced([rnd.uniform(0.03, 0.15) for _ in range(KEY_EVENTS)]):
+    while not stop():
         vm.mouse_move(rnd.randint(-20, 20) or 1, rnd.randint(-20, 20) or 1)
+        t += rnd.expovariate(1 / MEAN_GAP)
+        wait_until(t)
 
 
-def disk(vm, rnd, ctx):
-    time.sleep(20.0)
+def idle(vm, rnd, ctx, stop):
+    """Nobody types: the source (timer, the disk's own reads) runs alone."""
+    while not stop():
+        time.sleep(0.2)
 
 
-def network(vm, rnd, ctx):
+def network(vm, rnd, ctx, stop):
+    ctx["wire"].stop.clear()
     ctx["wire"].flood(seconds=6.0)
 
 
-def everything(vm, rnd, ctx):
-    """Irregular single key events and mouse moves, a disk, and a network flood at once."""
+def everything(vm, rnd, ctx, stop):
+    """Irregular key edges and mouse moves with a disk and a network flood."""
+    ctx["wire"].stop.clear()
     sender = threading.Thread(target=ctx["wire"].flood, kwargs={"seconds": 8.0})
     sender.start()
     try:
-        down, k = True, 0
-        for _ in paced([rnd.uniform(0.02, 0.14) for _ in range(KEY_EVENTS)]):
+        down, k, t = True, 0, time.monotonic()
+        while not stop():
             if rnd.random() < 0.5:
                 key_edge(vm, KEYS[k % len(KEYS)], down)
-                if not down:
-                    k += 1
-                down = not down
+                k, down = k + (not down), not down
             else:
                 vm.mouse_move(rnd.randint(-20, 20) or 1, rnd.randint(-20, 20) or 1)
+            t += rnd.uniform(0.02, 0.14)
+            wait_until(t)
         if not down:                       # leave no key held
             key_edge(vm, KEYS[k % len(KEYS)], False)
     finally:
@@ -131,24 +150,34 @@ def everything(vm, rnd, ctx):
         sender.join()
 
 
-# name, what it does, driver, needs disk, needs network, -cpu, main source (for a capture)
+Scenario = collections.namedtuple("Scenario", "name desc driver source cpu disk net capture seconds")
+
+
+def scenario(name, desc, driver, source=None, cpu=None, disk=False, net=False,
+             capture=CAPTURE, seconds=None):
+    """source: the main source (measured by events, captured for ea_non_iid);
+    none: measured over `seconds` of driving, no capture."""
+    return Scenario(name, desc, driver, source, cpu, disk, net, capture, seconds)
+
+
 SCENARIOS = [
-    ("steady", "%d keys, press then release at once (~1 ms, two QMP calls), one press every %d ms"
-     % (KEYS_PER_SCENARIO, STEADY_BEAT * 1000), steady, False, False, None, "keyboard"),
-    ("irregular", "%d keys, holds uniform 30..200 ms, gaps 20 ms + exponential (mean 80 ms)"
-     % KEYS_PER_SCENARIO, irregular, False, False, None, "keyboard"),
-    ("burst", "%d keys, press+release in one QMP call (back-to-back IRQs), gaps 50 ms + "
-     "exponential (mean 100 ms)" % KEYS_PER_SCENARIO, burst, False, False, None, "keyboard"),
-    ("mouse", "%d mouse moves, gaps uniform 30..150 ms" % KEY_EVENTS, mouse, False, False, None,
-     "mouse"),
-    ("486", "-cpu 486 (no TSC: the PIT clock), irregular typing as above", irregular, False,
-     False, "486", "keyboard"),
-    ("disk", "1 MiB raw IDE disk attached, idle 20 s (the driver's own reads)", disk, True, False,
-     None, "ata0"),
-    ("network", "ne2k_isa, broadcast UDP frames in bursts of 25 with 2 ms gaps for 6 s",
-     network, False, True, None, None),
-    ("all", "irregular keys and mouse moves (%d events, gaps 20..140 ms), disk and "
-     "network flood together" % KEY_EVENTS, everything, True, True, None, None),
+    scenario("steady", "taps (press, release ~1 ms later), one press every %d ms"
+             % (MEAN_GAP * 1000), steady, "keyboard"),
+    scenario("irregular", "taps, press-to-press gaps exponential, mean %d ms"
+             % (MEAN_GAP * 1000), irregular, "keyboard"),
+    scenario("burst", "bursts of 8 taps back to back (16 interrupts), then an exponential "
+             "gap, mean %d ms" % (MEAN_GAP * 1000), burst, "keyboard"),
+    scenario("mouse", "mouse moves (dx, dy in -20..20), exponential gaps, mean %d ms"
+             % (MEAN_GAP * 1000), mouse, "mouse"),
+    scenario("486", "-cpu 486 (no TSC: the PIT clock), irregular taps as above", irregular,
+             "keyboard", cpu="486"),
+    scenario("timer", "nobody typing, hz=100: the PIT interrupt", idle, "timer"),
+    scenario("disk", "1 MiB raw IDE disk, idle: the driver's own reads (~9 a second)", idle,
+             "ata0", disk=True, capture=DISK_CAPTURE),
+    scenario("network", "ne2k_isa, broadcast UDP frames in bursts of 25 with 2 ms gaps for 6 s",
+             network, net=True, seconds=6.0),
+    scenario("all", "irregular key edges and mouse moves (gaps 20..140 ms), disk and network "
+             "flood together, 20 s", everything, disk=True, net=True, seconds=20.0),
 ]
 
 
@@ -167,54 +196,79 @@ def wait_quiet(vm, names, timeout=10):
     return last
 
 
-def ea_non_iid_estimate(vm, driver, seed, ctx, source):
-    """Capture the scenario's main source again (a second run of its input,
-    `samples` meanwhile) and return ea_non_iid's min-entropy, or None."""
-    ea = shutil.which("ea_non_iid")
-    if not ea or not source:
-        return None
-    import samples2bin
-    vm.settle()
-    vm.send("samples %s %d\r" % (source, KEY_EVENTS))
-    vm.com1.expect(rb"# capturing [^\r\n]*\r\n", 10)
-    driver(vm, random.Random(seed + 1000), ctx)
-    time.sleep(0.5)
-    vm.send(b"\x03")
+def events_reached(vm, source, want):
+    """A stop() for drivers: true once `source` has `want` more events than
+    now (polls `sources` every POLL s at most)."""
+    start = int(vm.sources()[source]["events"])
+    seen = {"t": time.monotonic(), "n": start}
+
+    def stop():
+        if time.monotonic() - seen["t"] >= POLL:
+            seen["t"], seen["n"] = time.monotonic(), int(vm.sources()[source]["events"])
+        return seen["n"] - start >= want
+    return stop
+
+
+def time_up(seconds):
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
+
+
+def drive_window(vm, sc, rnd, ctx):
+    """Warm-up, then drive the measured stretch; `sources` before and after."""
+    if sc.source:
+        sc.driver(vm, rnd, ctx, events_reached(vm, sc.source, WARMUP_EVENTS))
+        time.sleep(0.3)
+    src0, t0 = vm.sources(), time.monotonic()
+    if sc.source:
+        sc.driver(vm, rnd, ctx, events_reached(vm, sc.source, MEASURE_EVENTS))
+    else:
+        sc.driver(vm, rnd, ctx, time_up(sc.seconds))
+    wall = time.monotonic() - t0
+    time.sleep(0.3)
+    quiet = [n for n in src0 if n != "serial"]
+    src1 = wait_quiet(vm, quiet) if sc.net else vm.sources()
+    return src0, src1, wall
+
+
+def capture(vm, sc, rnd, ctx):
+    """`samples SOURCE N` while the driver runs again (the reader thread
+    drains COM1 meanwhile). Returns (console text, samples, dropped)."""
+    vm.send("samples %s %d\r" % (sc.source, sc.capture))
+    vm.com1.expect(rb"# capturing [^\r\n]*\r\n", 20)
+    limit = time_up(CAPTURE_LIMIT)
+    done = lambda: b"rand86> " in vm.com1.unconsumed()
+    sc.driver(vm, rnd, ctx, lambda: done() or limit())
+    if not done():
+        vm.send(b"\x03")                   # too slow: keep what arrived
     m = vm.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", 60)
-    samples, _ = samples2bin.parse(m.group(1).decode(errors="replace").split("\r\n"))
-    if len(samples) < 16:
-        return None
-    h = samples2bin.ea_non_iid(samples2bin.symbols(samples), timeout=600)
-    return (h, len(samples)) if h is not None else None
+    text = m.group(1).decode(errors="replace")
+    samples, _ = samples2bin.parse(text.split("\r\n"))
+    dropped = re.findall(r"# (\d+) samples arrived faster", text)
+    return text, samples, int(dropped[0]) if dropped else 0
 
 
-def run_scenario(name, driver, need_disk, need_net, seed, cpu=None, main_source=None):
-    tmp = tempfile.mkdtemp(prefix="rand86-compare-")
-    ctx = {}
-    extra = []
-    if need_disk:
-        extra += disk_image(tmp)
-    if need_net:
-        ctx["wire"] = Wire()
-        extra += ctx["wire"].netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
-    try:
-        with Rand86(extra=extra, cpu=cpu) as vm:
-            st0 = vm.status()
-            src0 = vm.sources()
-            t0 = time.monotonic()
-            driver(vm, random.Random(seed), ctx)
-            wall = time.monotonic() - t0
-            time.sleep(0.3)
-            quiet = [n for n in src0 if n != "serial"]
-            src1 = wait_quiet(vm, quiet) if need_net else vm.sources()
-            st1 = vm.status()
-            ea = ea_non_iid_estimate(vm, driver, seed, ctx, main_source) if not need_net else None
-    finally:
-        if "wire" in ctx:
-            ctx["wire"].close()
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
+def judge(sc, text, samples, dropped, keep):
+    """ea_non_iid on the capture (in `keep` or a temporary directory)."""
+    d = keep or tempfile.mkdtemp(prefix="rand86-compare-ea-")
+    base = os.path.join(d, sc.name)
+    with open(base + ".bin", "wb") as f:
+        f.write(samples2bin.symbols(samples))
+    out = samples2bin.run_ea_non_iid(base + ".bin", timeout=1200)
+    if keep:
+        with open(base + ".capture.txt", "w") as f:
+            f.write(text)
+        if out is not None:
+            with open(base + ".ea_non_iid.txt", "w") as f:
+                f.write("$ ea_non_iid -v %s.bin 8\n%s" % (sc.name, out))
+    else:
+        os.unlink(base + ".bin")
+        os.rmdir(d)
+    return {"h": samples2bin.ea_min(out), "n": len(samples), "dropped": dropped,
+            "binding": samples2bin.ea_binding(out), "estimates": samples2bin.ea_estimates(out)}
+
+
+def source_rows(src0, src1, main_source, ea):
     rows = []
     for src, f1 in src1.items():
         if src == "serial":                # the script's own console commands
@@ -224,111 +278,138 @@ def run_scenario(name, driver, need_disk, need_net, seed, cpu=None, main_source=
              for k in ("events", "bits", "tso_bits", "credited")}
         if d["events"] <= 0:
             continue
-        d["source"] = src
-        d["trust"] = f1.get("trust", "?")
-        d["h_milli"] = f1.get("h_milli")
-        d["health"] = f1.get("health")
-        d["ea"] = ea if src == main_source else None
+        d.update(source=src, trust=f1.get("trust", "?"), h_milli=f1.get("h_milli"),
+                 health=f1.get("health"), ea=ea if src == main_source else None)
         rows.append(d)
+    return rows
+
+
+def boot_extra(sc, tmp, ctx):
+    extra = disk_image(tmp) if sc.disk else []
+    if sc.net:
+        ctx["wire"] = Wire()
+        extra += ctx["wire"].netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
+    return extra
+
+
+def run_scenario(sc, seed, keep=None):
+    """One boot: the measured stretch, then (with ea_non_iid or --keep) a capture."""
+    tmp = tempfile.mkdtemp(prefix="rand86-compare-")
+    ctx, ea = {}, None
+    try:
+        with Rand86(extra=boot_extra(sc, tmp, ctx), cpu=sc.cpu) as vm:
+            st0 = vm.status()
+            src0, src1, wall = drive_window(vm, sc, random.Random(seed), ctx)
+            st1 = vm.status()
+            if sc.source and (keep or shutil.which("ea_non_iid")):
+                got = capture(vm, sc, random.Random(seed + 1000), ctx)
+                ea = judge(sc, *got, keep)
+    finally:
+        if "wire" in ctx:
+            ctx["wire"].close()
+        shutil.rmtree(tmp, ignore_errors=True)
     info = {
         "wall_s": wall,
         "credited_bits": int(st1["credited_bits"]) - int(st0["credited_bits"]),
-        "loop_passes": (int(st1["main_loop_passes"]) - int(st0["main_loop_passes"])
-                        if "main_loop_passes" in st1 else None),
         "frames_sent": ctx["wire"].sent if "wire" in ctx else None,
     }
-    return rows, info
+    return source_rows(src0, src1, sc.source, ea), info
 
 
 # ---------------------------------------------------------------- output
-
-def git_rev():
-    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
-    return r.stdout.strip() or "unknown"
-
 
 def per_event(bits, events):
     return "%.2f" % (bits / events) if events else "-"
 
 
+def md_header(meta):
+    return [
+        "# Credited bits per event, the on-board meter and SP 800-90B, per scenario", "",
+        "Written by `make compare` (scripts/compare.py); do not edit by hand.", "",
+        "- date: %s" % meta["date"],
+        "- machine: %s (%d CPUs), host %s" % (meta["cpu"], meta["ncpu"], meta["host_os"]),
+        "- accelerator: %s" % meta["accel"],
+        "- QEMU: %s" % meta["qemu"],
+        "- rand86: %s, default boot options (`credit=measured`, `hz=100`)" % meta["rev"],
+        "- run time: %.0f s" % meta["elapsed"],
+        "- ea_non_iid: %s" % (meta["ea"] or "not on PATH (its columns say `-`)"), "",
+        "Each scenario is a fresh boot. With a main source: %d events of it as a"
+        % WARMUP_EVENTS,
+        "warm-up (the meter credits nothing in its first 64 samples), then the change",
+        "in `sources` over %d more; without one (network, all), over the time given."
+        % MEASURE_EVENTS,
+        "All three estimates run on every sample: `xymoron/ev` is Xymoron's 2002",
+        "estimate per event (what credit=xymoron credits), `tso/ev` the 1999 v1.89",
+        "one, `credited/ev` what credit=measured (in force) granted: Xymoron's bits",
+        "capped by the meter and its health tests. `h` is the meter's estimate at",
+        "the end (h_milli / 1000: bits per 8-bit symbol over the source's last 1024).",
+        "`90B` is `ea_non_iid -v FILE 8` on a separate `samples` capture of the main",
+        "source (n samples, the same input pattern driven again; symbol = low 8 bits",
+        "of the shifted delta, the meter's symbol), `set by` the estimator giving",
+        "min(H_original, 8 x H_bitstring), and `credited/90B` the ratio. Untrusted",
+        "sources are never credited; the `serial` source (the script's own console",
+        "commands) is left out.", "",
+        "Input is injected over QMP: its timing is this script's and the host's,",
+        "not a person's. Compare the estimators with each other, not with a real",
+        "keyboard.", ""]
+
+
+def md_row(name, r):
+    tr = r["trust"] == "trusted"
+    h = "%.3f" % (int(r["h_milli"]) / 1000) if r["h_milli"] is not None else "-"
+    ea, ratio, by = "-", "-", "-"
+    if r["ea"] and r["ea"]["h"]:
+        ea = "%.3f (%d)" % (r["ea"]["h"], r["ea"]["n"])
+        ratio = "%.2f" % (r["credited"] / r["events"] / r["ea"]["h"])
+        by = r["ea"]["binding"] or "-"
+    return "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        name, r["source"], r["trust"], r["events"],
+        per_event(r["bits"], r["events"]) if tr else "-",
+        per_event(r["tso_bits"], r["events"]), per_event(r["credited"], r["events"]),
+        h, r["health"] or "-", ea, ratio, by)
+
+
 def write_md(path, results, meta, png_name):
-    L = []
-    L.append("# Three credit rules on the same samples, per scenario")
-    L.append("")
-    L.append("Written by `make compare` (scripts/compare.py); do not edit by hand.")
-    L.append("")
-    L.append("- date: %s" % meta["date"])
-    L.append("- machine: %s (%d CPUs), host %s" % (meta["cpu"], meta["ncpu"], meta["host_os"]))
-    L.append("- accelerator: %s" % meta["accel"])
-    L.append("- QEMU: %s" % meta["qemu"])
-    L.append("- rand86: commit %s, default boot options (`credit=measured`, `hz=100`)" % meta["rev"])
-    L.append("- run time: %.0f s" % meta["elapsed"])
-    L.append("- ea_non_iid: %s" % (meta["ea"] or "not on PATH (column left empty)"))
-    L.append("")
-    L.append("Each scenario is a fresh boot; the numbers are the change in `sources`")
-    L.append("over the scenario. All three estimates run on every sample, so one boot")
-    L.append("shows what each rule credits: `xymoron` is Xymoron's 2002 estimate")
-    L.append("(`bits`, what credit=xymoron credits), `tso` the 1999 v1.89")
-    L.append("delta-of-deltas estimate (`tso_bits`, what credit=tso credits, and what")
-    L.append("the 1999 driver gave untrusted sources), `measured` what credit=measured")
-    L.append("(in force) actually granted: Xymoron's bits capped by the live estimate")
-    L.append("`h` (bits per sample over the source's last 1024 symbols, at the end)")
-    L.append("and by the health tests; nothing in the first 64 samples (warm-up).")
-    L.append("`90B` is NIST ea_non_iid's min-entropy per symbol of a separate capture")
-    L.append("(`samples`) of the same input, when the tool is on PATH. Untrusted")
-    L.append("sources are never credited. The `timer` source ticks in every boot.")
-    L.append("The serial source (the script's own console commands) is left out.")
-    L.append("")
-    L.append("Input is injected over QMP: its timing is this script's and the host's,")
-    L.append("not a person's. Compare the rules with each other, not with a real")
-    L.append("keyboard.")
-    L.append("")
-    L.append("| scenario | source | trust | events | xymoron | tso | measured | xymoron/ev | tso/ev | measured/ev | h | health | 90B |")
-    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    L = md_header(meta)
+    L.append("| scenario | source | trust | events | xymoron/ev | tso/ev | credited/ev | h | "
+             "health | 90B (n) | credited/90B | 90B set by |")
+    L.append("|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|")
     for name, desc, rows, info in results:
         if not rows:
-            L.append("| %s | (no events) | | 0 | | | | | | | | | |" % name)
+            L.append("| %s | (no events) | | 0 | | | | | | | | |" % name)
         for i, r in enumerate(rows):
-            tr = r["trust"] == "trusted"
-            h = "%.3f" % (int(r["h_milli"]) / 1000) if r["h_milli"] is not None else "-"
-            ea = "%.3f (%d)" % r["ea"] if r["ea"] else ""
-            L.append("| %s | %s | %s | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
-                name if i == 0 else "", r["source"], r["trust"], r["events"],
-                r["bits"] if tr else "(0)", r["tso_bits"], r["credited"],
-                per_event(r["bits"], r["events"]) if tr else "-",
-                per_event(r["tso_bits"], r["events"]), per_event(r["credited"], r["events"]),
-                h, r["health"] or "-", ea))
-    L.append("")
-    L.append("Scenarios:")
-    L.append("")
+            L.append(md_row(name if i == 0 else "", r))
+    L += ["", "Scenarios:", ""]
     for name, desc, rows, info in results:
         extra = ""
         if info["frames_sent"] is not None:
             extra = "; %d frames sent" % info["frames_sent"]
-        L.append("- **%s**: %s (driven for %.1f s%s)." % (name, desc, info["wall_s"], extra))
-    L.append("")
-    L.append("![bits per event, both estimators](%s)" % png_name)
-    L.append("")
+        dropped = [r["ea"]["dropped"] for r in rows if r["ea"] and r["ea"]["dropped"]]
+        if dropped:
+            extra += "; `samples` dropped %d it could not print" % dropped[0]
+        L.append("- **%s**: %s (measured stretch %.1f s%s)." % (name, desc, info["wall_s"], extra))
+    L += ["", "![bits per event](%s)" % png_name, ""]
     with open(path, "w") as f:
         f.write("\n".join(L))
 
 
-def write_png(path, results, meta):
-    tmp = tempfile.mkdtemp(prefix="rand86-plot-")
-    dat = os.path.join(tmp, "compare.dat")
+def plot_data(path, results):
+    """One line per source and scenario: Xymoron, credited and the meter's h
+    per event, and ea_non_iid (0 when not run). Returns the line count."""
     n = 0
-    with open(dat, "w") as f:
+    with open(path, "w") as f:
         for name, desc, rows, info in results:
             for r in rows:
                 ev = r["events"]
-                f.write('"%s\\n%s" %.3f %.3f %.3f\n' % (name, r["source"], r["bits"] / ev,
-                                                       r["tso_bits"] / ev, r["credited"] / ev))
+                ea = r["ea"]["h"] if r["ea"] and r["ea"]["h"] else 0.0
+                f.write('"%s\\n%s" %.3f %.3f %.3f %.3f\n' % (
+                    name, r["source"], r["bits"] / ev, r["credited"] / ev,
+                    int(r["h_milli"] or 0) / 1000, ea))
                 n += 1
-    script = os.path.join(tmp, "compare.gp")
-    title = "rand86: estimated bits per interrupt (%s, %s)" % (meta["accel"], meta["date"][:10])
-    with open(script, "w") as f:
-        f.write("""set terminal %s size %d,560 font ",11"
+    return n
+
+
+PLOT = """set terminal %s size %d,560 font ",11"
 set output "%s"
 set title "%s"
 set ylabel "bits per event"
@@ -336,23 +417,35 @@ set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set key top left
+set key above
 set grid ytics
 set yrange [0:*]
+set offsets 0, 0, 0.8, 0
 set xtics nomirror font ",10"
 set bmargin 4
 plot "%s" using 2:xtic(1) title "Xymoron 2002 (bits; untrusted = 0, not estimated)" lc rgb "#1f77b4", \\
-     "" using 3 title "Ts'o 1999 (tso\\\\_bits)" lc rgb "#ff7f0e", \\
-     "" using 4 title "measured (credited)" lc rgb "#2ca02c", \\
-     "" using 0:2:(sprintf("%%.2f",$2)) with labels offset -2.2,0.7 font ",8" notitle, \\
-     "" using 0:3:(sprintf("%%.2f",$3)) with labels offset 0,0.7 font ",8" notitle, \\
-     "" using 0:4:(sprintf("%%.2f",$4)) with labels offset 2.2,0.7 font ",8" notitle
-""" % (meta["terminal"], max(900, 110 * n + 150), path, title, dat))
+     "" using 3 title "credited (credit=measured)" lc rgb "#2ca02c", \\
+     "" using 4 title "meter h at the end" lc rgb "#ff7f0e", \\
+     "" using 5 title "ea_non_iid (0: not run)" noenhanced lc rgb "#9467bd", \\
+     "" using ($0-0.3):2:(sprintf("%%.2f",$2)) with labels offset 0,0.7 font ",7" notitle, \\
+     "" using ($0-0.1):3:(sprintf("%%.2f",$3)) with labels offset 0,0.7 font ",7" notitle, \\
+     "" using ($0+0.1):4:(sprintf("%%.2f",$4)) with labels offset 0,0.7 font ",7" notitle, \\
+     "" using ($0+0.3):5:(sprintf("%%.2f",$5)) with labels offset 0,0.7 font ",7" notitle
+"""
+
+
+def write_png(path, results, meta):
+    tmp = tempfile.mkdtemp(prefix="rand86-plot-")
+    dat = os.path.join(tmp, "compare.dat")
+    n = plot_data(dat, results)
+    script = os.path.join(tmp, "compare.gp")
+    title = "rand86: bits per interrupt, credited vs estimated (%s, %s)" % (
+        meta["accel"], meta["date"][:10])
+    with open(script, "w") as f:
+        f.write(PLOT % (meta["terminal"], max(900, 130 * n + 150), path, title, dat))
     r = subprocess.run(["gnuplot", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True)
-    for p in (dat, script):
-        os.unlink(p)
-    os.rmdir(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
     if r.returncode != 0:
         raise RuntimeError("gnuplot failed: %s" % r.stderr)
 
@@ -363,40 +456,70 @@ def png_terminal():
     return "pngcairo" if "pngcairo" in out else "png"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out-md", default=os.path.join(ROOT, "docs", "compare.md"))
-    ap.add_argument("--out-png", default=os.path.join(ROOT, "docs", "compare.png"))
-    ap.add_argument("--only", default="", help="comma-separated scenario names")
-    args = ap.parse_args()
-    only = set(filter(None, args.only.split(",")))
-    t_start = time.monotonic()
-    meta = {
+def run_meta():
+    return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu_model(), "ncpu": os.cpu_count() or 1,
         "host_os": "%s %s" % (platform.system(), platform.release()),
         "accel": accel(), "qemu": qemu_version(), "rev": git_rev(),
-        "terminal": png_terminal(),
+        "terminal": png_terminal(), "ea": shutil.which("ea_non_iid"),
     }
-    print("compare: %s, %s, %s" % (meta["accel"], meta["qemu"], meta["cpu"]), flush=True)
-    results = []
-    meta["ea"] = shutil.which("ea_non_iid")
-    for i, (name, desc, driver, need_disk, need_net, cpu, main_src) in enumerate(SCENARIOS):
-        if only and name not in only:
-            continue
-        t0 = time.monotonic()
-        rows, info = run_scenario(name, driver, need_disk, need_net, 2002 + i, cpu, main_src)
-        results.append((name, desc, rows, info))
-        print("  %-9s %5.1f s  %s  credited=%d" % (
-            name, time.monotonic() - t0,
-            " ".join("%s:%d/%d/%d/%d" % (r["source"], r["events"], r["bits"], r["tso_bits"],
-                                         r["credited"])
-                     for r in rows), info["credited_bits"]), flush=True)
+
+
+def git_rev():
+    """The commit, or the ELF when RAND86_ELF boots another build."""
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+    rev = "commit " + (r.stdout.strip() or "unknown")
+    if os.environ.get("RAND86_ELF"):
+        rev += " (tree); booted %s" % ELF
+    return rev
+
+
+def measure(sc, seed, keep=None):
+    """Run one scenario; print its line; with `keep`, save SCENARIO.json there.
+    Returns (name, desc, rows, info): one entry of write_md's results."""
+    t0 = time.monotonic()
+    rows, info = run_scenario(sc, seed, keep)
+    print("  %-9s %5.1f s  %s" % (sc.name, time.monotonic() - t0, "  ".join(
+        "%s: %d ev, credited/ev %s, h %.3f, 90B %s" % (
+            r["source"], r["events"], per_event(r["credited"], r["events"]),
+            int(r["h_milli"] or 0) / 1000, "%.3f" % r["ea"]["h"] if r["ea"] and r["ea"]["h"] else "-")
+        for r in rows)), flush=True)
+    if keep:
+        with open(os.path.join(keep, sc.name + ".json"), "w") as f:
+            json.dump({"scenario": sc.name, "desc": sc.desc, "rows": rows, "info": info}, f, indent=1)
+    return sc.name, sc.desc, rows, info
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out-md", help="default docs/compare.md, or DIR/compare.md with --keep")
+    ap.add_argument("--out-png", help="default docs/compare.png, or DIR/compare.png with --keep")
+    ap.add_argument("--only", default="", help="comma-separated scenario names: " +
+                    ",".join(sc.name for sc in SCENARIOS))
+    ap.add_argument("--keep", metavar="DIR", help="keep each capture (.bin, .capture.txt), "
+                    "ea_non_iid's output and the figures (.json) in DIR")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - {sc.name for sc in SCENARIOS}
+    if unknown:
+        ap.error("no scenario %s" % ", ".join(sorted(unknown)))
+    out_dir = args.keep or os.path.join(ROOT, "docs")
+    md = args.out_md or os.path.join(out_dir, "compare.md")
+    png = args.out_png or os.path.join(out_dir, "compare.png")
+    for d in (out_dir, os.path.dirname(os.path.abspath(md)), os.path.dirname(os.path.abspath(png))):
+        os.makedirs(d, exist_ok=True)
+    t_start = time.monotonic()
+    meta = run_meta()
+    print("compare: %s, %s, %s, ea_non_iid %s" % (meta["accel"], meta["qemu"], meta["cpu"],
+                                                  meta["ea"] or "not on PATH"), flush=True)
+    results = [measure(sc, 2002 + i, args.keep) for i, sc in enumerate(SCENARIOS)
+               if not only or sc.name in only]
     meta["elapsed"] = time.monotonic() - t_start
-    os.makedirs(os.path.dirname(args.out_md), exist_ok=True)
-    write_md(args.out_md, results, meta, os.path.basename(args.out_png))
-    write_png(args.out_png, results, meta)
-    print("compare: wrote %s and %s in %.0f s" % (args.out_md, args.out_png, meta["elapsed"]))
+    write_md(md, results, meta, os.path.basename(png))
+    write_png(png, results, meta)
+    print("compare: wrote %s and %s in %.0f s" % (md, png, meta["elapsed"]))
     return 0
 
 

@@ -45,23 +45,66 @@ def symbols(samples, raw=False, bits=8):
     return bytes((r if raw else s) & mask for r, s in samples)
 
 
+def run_ea_non_iid(path, timeout=1800):
+    """The full output of NIST's `ea_non_iid -v PATH 8`, or None when the
+    tool is not on PATH."""
+    ea = shutil.which("ea_non_iid")
+    if not ea:
+        return None
+    return subprocess.run([ea, "-v", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=timeout).stdout
+
+
+def ea_min(out):
+    """min(H_original, 8 X H_bitstring) from ea_non_iid's output, or None."""
+    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out or "") or \
+        re.findall(r"H_original: *([0-9.]+)", out or "")
+    return float(h[-1]) if h else None
+
+
+ESTIMATE = re.compile(r"^\s+(.+?) Estimate( \(bit string\))? = ([0-9.]+) / \d+ bit", re.M)
+SHORT = (("Multi Most Common in Window (MultiMCW) Prediction Test", "MultiMCW"),
+         ("Multi Markov Model with Counting (MultiMMC) Prediction Test", "MultiMMC"),
+         (" Prediction Test", ""), (" Test", ""), ("Most Common Value", "MCV"))
+
+
+def ea_estimates(out):
+    """Each estimator's figures from ea_non_iid's output: {name: {"literal":
+    bits per 8-bit symbol, "bitstring": bits per bit}}, in the tool's order;
+    an estimator the tool did not run for a kind has no key for it."""
+    est = {}
+    for m in ESTIMATE.finditer(out or ""):
+        name = m.group(1)
+        for long, short in SHORT:
+            name = name.replace(long, short)
+        est.setdefault(name, {})["bitstring" if m.group(2) else "literal"] = float(m.group(3))
+    return est
+
+
+def ea_binding(out):
+    """Which estimator sets min(H_original, 8 X H_bitstring): "NAME (literal)"
+    or "NAME (bitstring)", or None."""
+    est = ea_estimates(out)
+    lit = [(v["literal"], k) for k, v in est.items() if "literal" in v]
+    bit = [(8 * v["bitstring"], k) for k, v in est.items() if "bitstring" in v]
+    if not lit and not bit:
+        return None
+    best = min([(h, k, "literal") for h, k in lit] + [(h, k, "bitstring") for h, k in bit])
+    return "%s (%s)" % (best[1], best[2])
+
+
 def ea_non_iid(data, timeout=1800):
     """NIST's ea_non_iid min-entropy per 8-bit symbol of `data` (bytes from
     symbols()), or None when the tool is not on PATH or printed no figure."""
-    ea = shutil.which("ea_non_iid")
-    if not ea:
+    if not shutil.which("ea_non_iid"):
         return None
     with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
         f.write(data)
         path = f.name
     try:
-        out = subprocess.run([ea, "-i", path, "8"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True, timeout=timeout).stdout
+        return ea_min(run_ea_non_iid(path, timeout))
     finally:
         os.unlink(path)
-    h = re.findall(r"min\(H_original, 8 X H_bitstring\): *([0-9.]+)", out) or \
-        re.findall(r"H_original: *([0-9.]+)", out)
-    return float(h[-1]) if h else None
 
 
 def bits_arg(text):

@@ -167,3 +167,31 @@ def test_samples2bin_parse_skips_noise():
     assert samples == [(0x5a13cb0a, 0x2d0), (0x76b09, 0), (0x76b1e5d, 0x3b), (0x47dfe2, 0x1ff)]
     assert other == ["garbage here"]
     assert samples2bin.symbols(samples) == bytes([0xd0, 0, 0x3b, 0xff])
+
+
+# an excerpt of `ea_non_iid -v FILE 8` output (SP800-90B_EntropyAssessment 68ed165)
+EA_OUT = """Running Most Common Value Estimate...
+Bitstring MCV Estimate: mode = 12023, p-hat = 0.626, p_u = 0.635
+\tMost Common Value Estimate (bit string) = 0.654735 / 1 bit(s)
+Literal MCV Estimate: mode = 50, p-hat = 0.0208, p_u = 0.0283
+\tMost Common Value Estimate = 5.140785 / 8 bit(s)
+\tCompression Test Estimate (bit string) = 0.397508 / 1 bit(s)
+\tT-Tuple Test Estimate (bit string) = 0.629473 / 1 bit(s)
+\tT-Tuple Test Estimate = 5.140785 / 8 bit(s)
+\tLag Prediction Test Estimate = 5.416799 / 8 bit(s)
+\tMulti Markov Model with Counting (MultiMMC) Prediction Test Estimate (bit string) = 0.656354 / 1 bit(s)
+
+H_original: 5.140785
+H_bitstring: 0.397508
+min(H_original, 8 X H_bitstring): 3.180065
+"""
+
+
+def test_samples2bin_ea_non_iid_output():
+    est = samples2bin.ea_estimates(EA_OUT)
+    assert list(est) == ["MCV", "Compression", "T-Tuple", "Lag", "MultiMMC"]
+    assert est["MCV"] == {"bitstring": 0.654735, "literal": 5.140785}
+    assert est["Lag"] == {"literal": 5.416799}
+    assert samples2bin.ea_min(EA_OUT) == 3.180065
+    assert samples2bin.ea_binding(EA_OUT) == "Compression (bitstring)"
+    assert samples2bin.ea_min("") is None and samples2bin.ea_binding(None) is None
