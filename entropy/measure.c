@@ -198,43 +198,34 @@ static unsigned rng_hist_back(unsigned p)
 	return p ? p - 1 : RNG_METER_HIST - 1;
 }
 
-void rng_meter_add(struct rng_meter *m, uint8_t sym)
+/* The symbol W back leaves the window: undo its count, hit and lag scores. */
+static void rng_meter_forget(struct rng_meter *m, unsigned bitpos, uint8_t mask)
 {
-	unsigned d, idx, avail, best;
-	unsigned bitpos = (unsigned)m->n & (RNG_METER_W - 1);
-	uint8_t mask = (uint8_t)(1u << (bitpos & 7));
+	uint64_t j = m->n - RNG_METER_W;
+	unsigned jp = m->pos + RNG_METER_LAGS + 1, d, idx, avail;
+	uint8_t js;
 
-	rng_meter_health_add(m, sym);
-	if (m->n < RNG_METER_W && rng_meter_startup_fails(m, sym)) {
-		if (!m->clean_left)
-			m->apt_fail++;
-		m->clean_left = RNG_METER_W;
+	if (jp >= RNG_METER_HIST)
+		jp -= RNG_METER_HIST;
+	js = m->hist[jp];
+	m->count[js]--;
+	if (m->hit[bitpos >> 3] & mask)
+		m->hits--;
+	avail = j < RNG_METER_LAGS ? (unsigned)j : RNG_METER_LAGS;
+	for (d = 0, idx = jp; d < avail; d++) {
+		idx = rng_hist_back(idx);
+		if (m->hist[idx] == js)
+			m->score[d]--;
 	}
+}
 
-	/* The symbol W back leaves the window: undo its count, hit and scores. */
-	if (m->n >= RNG_METER_W) {
-		uint64_t j = m->n - RNG_METER_W;
-		unsigned jp = m->pos + RNG_METER_LAGS + 1;
-		uint8_t js;
+/* Lag (6.3.8): predict sym with the current winner, score every lag, then
+ * pick the lag with the most hits; ties go to the longer lag. */
+static void rng_meter_predict(struct rng_meter *m, uint8_t sym, unsigned bitpos, uint8_t mask)
+{
+	unsigned d, idx, best = m->winner;
+	unsigned avail = m->n < RNG_METER_LAGS ? (unsigned)m->n : RNG_METER_LAGS;
 
-		if (jp >= RNG_METER_HIST)
-			jp -= RNG_METER_HIST;
-		js = m->hist[jp];
-		m->count[js]--;
-		if (m->hit[bitpos >> 3] & mask)
-			m->hits--;
-		avail = j < RNG_METER_LAGS ? (unsigned)j : RNG_METER_LAGS;
-		for (d = 0, idx = jp; d < avail; d++) {
-			idx = rng_hist_back(idx);
-			if (m->hist[idx] == js)
-				m->score[d]--;
-		}
-	}
-	m->hit[bitpos >> 3] &= (uint8_t)~mask;
-
-	/* Predict with the current winner, then score every lag. */
-	avail = m->n < RNG_METER_LAGS ? (unsigned)m->n : RNG_METER_LAGS;
-	best = m->winner;
 	for (d = 0, idx = m->pos; d < avail; d++) {
 		idx = rng_hist_back(idx);
 		if (m->hist[idx] != sym)
@@ -245,12 +236,27 @@ void rng_meter_add(struct rng_meter *m, uint8_t sym)
 		}
 		m->score[d]++;
 	}
-	/* 6.3.8: the lag with the most hits; ties go to the longer lag. */
 	for (d = 0; d < RNG_METER_LAGS; d++)
 		if (m->score[d] >= m->score[best])
 			best = d;
 	m->winner = (uint8_t)best;
+}
 
+void rng_meter_add(struct rng_meter *m, uint8_t sym)
+{
+	unsigned bitpos = (unsigned)m->n & (RNG_METER_W - 1);
+	uint8_t mask = (uint8_t)(1u << (bitpos & 7));
+
+	rng_meter_health_add(m, sym);
+	if (m->n < RNG_METER_W && rng_meter_startup_fails(m, sym)) {
+		if (!m->clean_left)
+			m->apt_fail++;
+		m->clean_left = RNG_METER_W;
+	}
+	if (m->n >= RNG_METER_W)
+		rng_meter_forget(m, bitpos, mask);
+	m->hit[bitpos >> 3] &= (uint8_t)~mask;
+	rng_meter_predict(m, sym, bitpos, mask);
 	m->count[sym]++;
 	m->hist[m->pos] = sym;
 	if (++m->pos == RNG_METER_HIST)

@@ -1022,6 +1022,18 @@ static unsigned rng_measure_source(struct entropy_source *src)
 	return total;
 }
 
+/* Seeded before serving (essay): the latch, once the primary has been
+ * credited RNG_SEED_BITS in all since boot. */
+static void rng_count_seed(struct rng *r, unsigned credited)
+{
+	r->primary_credited_bits += credited;
+	if (r->primary_credited_bits >= RNG_SEED_BITS && !r->seeded) {
+		r->seeded = 1;
+		/* the secondary holds only boot data so far: key it first */
+		r->seed_reseed_due = r->estimator == RNG_CREDIT_MEASURED;
+	}
+}
+
 unsigned rng_batch_flush(struct rng *r)
 {
 	struct rng_pool *target;
@@ -1064,13 +1076,7 @@ unsigned rng_batch_flush(struct rng *r)
 	credited = rng_credit(target, credit);
 	r->credited_bits += credited;
 	r->batch_flushes++;
-	if (target == &r->primary) {
-		r->primary_credited_bits += credited;
-		if (r->primary_credited_bits >= RNG_SEED_BITS && !r->seeded) {
-			r->seeded = 1;
-			/* the secondary holds only boot data so far: key it (essay) */
-			r->seed_reseed_due = r->estimator == RNG_CREDIT_MEASURED;
-		}
-	}
+	if (target == &r->primary)
+		rng_count_seed(r, credited);
 	return credited;
 }

@@ -37,24 +37,33 @@ static void print_milli(const char *key, uint32_t v)
 	printf("%s: %u.%03u bits/sample (%u milli)\n", key, v / 1000, v % 1000, v);
 }
 
+/* --raw and an optional path; -1 (usage printed) on anything else. */
+static int parse_args(int argc, char **argv, int *raw_sym, const char **path)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--raw") == 0) {
+			*raw_sym = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "usage: %s [--raw] [CAPTURE.txt | -]\n", argv[0]);
+			return -1;
+		} else {
+			*path = argv[i];
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = "-";
-	int raw_sym = 0, i;
+	int raw_sym = 0;
 	FILE *f = stdin;
 	char line[512];
 	uint32_t raw, sh, h, low = 8000, windows = 0;
 	uint64_t sum = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--raw") == 0)
-			raw_sym = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "usage: %s [--raw] [CAPTURE.txt | -]\n", argv[0]);
-			return 2;
-		} else
-			path = argv[i];
-	}
+	if (parse_args(argc, argv, &raw_sym, &path) < 0)
+		return 2;
 	if (strcmp(path, "-") != 0 && !(f = fopen(path, "r"))) {
 		perror(path);
 		return 2;
@@ -84,6 +93,7 @@ int main(int argc, char **argv)
 	printf("window: last %u symbols\n", (unsigned)(m.n < RNG_METER_W ? m.n : RNG_METER_W));
 	print_milli("mcv", rng_meter_mcv_milli(&m));
 	print_milli("lag", rng_meter_lag_milli(&m));
+	print_milli("full assessment (6.3.2-6.3.6, held)", m.full_milli);
 	print_milli("h_milli (min, as on board)", h);
 	if (windows) {
 		print_milli("lowest full-window estimate", low);

@@ -396,36 +396,53 @@ static uint8_t reg_read(unsigned off)
 	}
 }
 
-static void reg_write(unsigned off, uint8_t v)
+static void page1_write(unsigned off, uint8_t v)
 {
-	unsigned page = M.cr >> 6;
-	if (off == 0) {
-		cr_write(v);
-		return;
+	if (off >= 1 && off <= 6) {
+		M.par[off - 1] = v;
+	} else if (off == 7) {
+		M.curr = v;
+		M.q_head = M.q_tail = 0;          /* a new ring */
+	} else {
+		M.mar[off - 8] = v;
 	}
-	if (page == 1) {
-		if (off >= 1 && off <= 6)
-			M.par[off - 1] = v;
-		else if (off == 7) {
-			M.curr = v;
-			M.q_head = M.q_tail = 0;          /* a new ring */
-		} else
-			M.mar[off - 8] = v;
-		return;
-	}
-	if (page != 0)
-		return;
+}
+
+static void bnry_write(uint8_t v)
+{
+	if (v != M.bnry && M.halted)
+		M.halted_bnry_moved = 1;
+	if (M.halted && !M.t_bnry)
+		M.t_bnry = M.t_us;
+	M.bnry = v;
+	M.bnry_writes++;
+}
+
+static void rbcr_write(unsigned off, uint8_t v)
+{
+	if (off == 0xA)
+		M.rbcr = (uint16_t)((M.rbcr & 0xFF00) | v);
+	else
+		M.rbcr = (uint16_t)((M.rbcr & 0x00FF) | v << 8);
+	if (M.rbcr == 0 && M.t_ovw && !M.t_rbcr0 && M.stopped)
+		M.t_rbcr0 = M.t_us;
+}
+
+static void tcr_write(uint8_t v)
+{
+	if ((v & TCR_LB) && M.t_ovw && !M.t_loopback)
+		M.t_loopback = M.t_us;
+	if (!(v & TCR_LB) && M.t_ovw && M.t_ovw_ack && !M.t_tcr0)
+		M.t_tcr0 = M.t_us;
+	M.tcr = v;
+}
+
+static void page0_write(unsigned off, uint8_t v)
+{
 	switch (off) {
 	case 1: M.pstart = v; break;
 	case 2: M.pstop = v; break;
-	case 3:
-		if (v != M.bnry && M.halted)
-			M.halted_bnry_moved = 1;
-		if (M.halted && !M.t_bnry)
-			M.t_bnry = M.t_us;
-		M.bnry = v;
-		M.bnry_writes++;
-		break;
+	case 3: bnry_write(v); break;
 	case 7:
 		if ((v & ISR_OVW) && (M.isr & ISR_OVW))
 			M.t_ovw_ack = M.t_us;
@@ -433,28 +450,24 @@ static void reg_write(unsigned off, uint8_t v)
 		break;
 	case 8: M.rsar = (uint16_t)((M.rsar & 0xFF00) | v); break;
 	case 9: M.rsar = (uint16_t)((M.rsar & 0x00FF) | v << 8); break;
-	case 0xA:
-		M.rbcr = (uint16_t)((M.rbcr & 0xFF00) | v);
-		if (M.rbcr == 0 && M.t_ovw && !M.t_rbcr0 && M.stopped)
-			M.t_rbcr0 = M.t_us;
-		break;
-	case 0xB:
-		M.rbcr = (uint16_t)((M.rbcr & 0x00FF) | v << 8);
-		if (M.rbcr == 0 && M.t_ovw && !M.t_rbcr0 && M.stopped)
-			M.t_rbcr0 = M.t_us;
-		break;
+	case 0xA: case 0xB: rbcr_write(off, v); break;
 	case 0xC: M.rcr = v; break;
-	case 0xD:
-		if ((v & TCR_LB) && M.t_ovw && !M.t_loopback)
-			M.t_loopback = M.t_us;
-		if (!(v & TCR_LB) && M.t_ovw && M.t_ovw_ack && !M.t_tcr0)
-			M.t_tcr0 = M.t_us;
-		M.tcr = v;
-		break;
+	case 0xD: tcr_write(v); break;
 	case 0xE: M.dcr = v; break;
 	case 0xF: M.imr = v & 0x7F; break;
 	default: break;
 	}
+}
+
+static void reg_write(unsigned off, uint8_t v)
+{
+	unsigned page = M.cr >> 6;
+	if (off == 0)
+		cr_write(v);
+	else if (page == 1)
+		page1_write(off, v);
+	else if (page == 0)
+		page0_write(off, v);
 }
 
 static int card_port(uint16_t port)

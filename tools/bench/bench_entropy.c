@@ -9,6 +9,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <valgrind/callgrind.h>
 
@@ -58,29 +59,20 @@ static void bench_est_inputs(void)
  * runs inside the bracket besides the operation. */
 #define bench_dump(name) CALLGRIND_DUMP_STATS_AT(name)
 
-int main(void)
+static void bench_empty(void)
 {
-	uint32_t tso_times[BENCH_REPS];
 	unsigned i;
 
-	stub_reset();
-	stub_clock_khz = 1000000;            /* 1 GHz TSC, keyboard at 1 kHz */
-	rng_init(&r, RNG_CREDIT_MEASURED);     /* the default policy's path */
-	create_entropy_source(&r, &kbd, "keyboard", 1, 1, 1);
-	create_entropy_source(&r, &kbd1999, "keyboard-1999", 1, 1, 1);
-	rng_pool_init(&pool1999, RNG_PRIMARY_WORDS);
-	for (i = 0; i < 4; i++) {           /* warm the source's state */
-		stub_switches++;
-		stub_time = bench_time(i);
-		add_timing_entropy(&kbd, 0x1c);
-	}
-	memcpy(&shadow, &kbd, sizeof(shadow));
-
-	CALLGRIND_START_INSTRUMENTATION;
 	for (i = 0; i < BENCH_REPS; i++) {
 		CALLGRIND_ZERO_STATS;
 		bench_dump("empty/1");
 	}
+}
+
+static void bench_sample_paths(uint32_t tso_times[BENCH_REPS])
+{
+	unsigned i;
+
 	/* one trusted sample through the whole interrupt-side path */
 	for (i = 0; i < BENCH_REPS; i++) {
 		stub_switches++;
@@ -97,7 +89,12 @@ int main(void)
 		rng_sample_1999(&pool1999, &kbd1999, 0x1c);
 		bench_dump("add_timing_entropy_1999/1");
 	}
-	rng_batch_flush(&r);
+}
+
+static void bench_flush_measure(void)
+{
+	unsigned i;
+
 	/* the flush's measurement of queued trusted samples, per sample */
 	for (i = 0; i < BENCH_REPS; i++) {
 		unsigned j;
@@ -113,6 +110,12 @@ int main(void)
 		rng_batch_flush(&r);
 		bench_dump("flush_measure_32_samples/32");
 	}
+}
+
+static void bench_estimators(uint32_t tso_times[BENCH_REPS])
+{
+	unsigned i;
+
 	/* each estimator alone on the same samples */
 	for (i = 0; i < BENCH_REPS; i++) {
 		struct entropy_source x = shadow;
@@ -126,6 +129,12 @@ int main(void)
 		bench_dump("tso_estimate/1");
 		shadow.last_time = tso_times[i];
 	}
+}
+
+static void bench_batch_flush(void)
+{
+	unsigned i;
+
 	/* flushing a full batch (256 words mixed, credit capped) */
 	for (i = 0; i < BENCH_REPS; i++) {
 		unsigned j;
@@ -142,6 +151,12 @@ int main(void)
 		rng_batch_flush(&r);
 		bench_dump("batch_flush/1");
 	}
+}
+
+static void bench_urandom(void)
+{
+	unsigned i;
+
 	/* urandom waits for seeding under credit=measured: seed it first, as
 	 * 256 bits of the meter's grants would (outside the brackets) */
 	CALLGRIND_STOP_INSTRUMENTATION;
@@ -151,7 +166,7 @@ int main(void)
 	rng_batch_flush(&r);
 	if (!rng_seeded(&r)) {
 		fprintf(stderr, "bench_entropy: the scratch instance did not seed\n");
-		return 1;
+		exit(1);
 	}
 	CALLGRIND_START_INSTRUMENTATION;
 	/* urandom: a long read, transfers and reseeds amortised */
@@ -160,12 +175,24 @@ int main(void)
 		rng_read_urandom(&r, buf, sizeof(buf));
 		bench_dump("extract_per_urandom_byte/10240");
 	}
+}
+
+static void bench_round(void)
+{
+	unsigned i;
+
 	/* one extraction round from the secondary alone (10 bytes) */
 	for (i = 0; i < BENCH_REPS; i++) {
 		CALLGRIND_ZERO_STATS;
 		rng_pool_extract(&r.secondary, buf, RNG_EXTRACT_BYTES);
 		bench_dump("secondary_round_10_bytes/1");
 	}
+}
+
+static void bench_est(void)
+{
+	unsigned i;
+
 	/* SP 800-90B 6.3.2-6.3.6 (est_stat.c), one call each */
 	bench_est_inputs();
 	/* the meter's full assessment of a full window (every 512 samples) */
@@ -204,6 +231,36 @@ int main(void)
 		rng_est_tuple_lrs_milli(est_per, 8192, 1, est_scratch, &tt, &lrs);
 		bench_dump("est_tuple_lrs_period3_bits8192/1");
 	}
+}
+
+int main(void)
+{
+	uint32_t tso_times[BENCH_REPS];
+	unsigned i;
+
+	stub_reset();
+	stub_clock_khz = 1000000;            /* 1 GHz TSC, keyboard at 1 kHz */
+	rng_init(&r, RNG_CREDIT_MEASURED);     /* the default policy's path */
+	create_entropy_source(&r, &kbd, "keyboard", 1, 1, 1);
+	create_entropy_source(&r, &kbd1999, "keyboard-1999", 1, 1, 1);
+	rng_pool_init(&pool1999, RNG_PRIMARY_WORDS);
+	for (i = 0; i < 4; i++) {           /* warm the source's state */
+		stub_switches++;
+		stub_time = bench_time(i);
+		add_timing_entropy(&kbd, 0x1c);
+	}
+	memcpy(&shadow, &kbd, sizeof(shadow));
+
+	CALLGRIND_START_INSTRUMENTATION;
+	bench_empty();
+	bench_sample_paths(tso_times);
+	rng_batch_flush(&r);
+	bench_flush_measure();
+	bench_estimators(tso_times);
+	bench_batch_flush();
+	bench_urandom();
+	bench_round();
+	bench_est();
 	CALLGRIND_STOP_INSTRUMENTATION;
 	printf("bench done: %u urandom bytes, primary %d bits\n", BENCH_URANDOM_BYTES, r.primary.entropy_count);
 	return 0;
