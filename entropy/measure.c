@@ -405,10 +405,14 @@ uint32_t rng_meter_full_milli(struct rng_meter *m)
 
 /* Due at 64, 128, 256, 512 and 1024 symbols, then every
  * RNG_METER_FULL_EVERY: a full window's assessment costs ~5 M host
- * instructions, so it cannot run every flush. */
+ * instructions, so it cannot run every flush. Not while the health tests
+ * fail: nothing is credited then, and the first flush after they pass
+ * finds it due again before it grants anything. (A deterministic
+ * emulator's timer fails them for good; assessing it every 512 ticks
+ * cost urandom at 16 MIPS a sixth of its rate.) */
 static int rng_meter_full_due(const struct rng_meter *m)
 {
-	if (m->n < RNG_METER_MIN)
+	if (m->n < RNG_METER_MIN || m->clean_left)
 		return 0;
 	if (m->full_n == 0)
 		return 1;
