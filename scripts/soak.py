@@ -177,68 +177,84 @@ class Soak:
         self.n["commands"] += 1
 
 
+def soak_disk():
+    fd, disk = tempfile.mkstemp(prefix="rand86-soak-", suffix=".img")
+    os.close(fd)
+    with open(disk, "wb") as f:
+        f.truncate(4 * 1024 * 1024)
+    return disk
+
+
+def run_load(vm, s, seconds):
+    """Everything at once for `seconds`; 0, or 1 when the appliance broke."""
+    t0 = time.monotonic()
+    next_report = t0 + 30
+    try:
+        while time.monotonic() - t0 < seconds:
+            s.step()
+            if vm.proc.poll() is not None:
+                raise Broken("QEMU exited (%s)" % vm.proc.returncode)
+            if time.monotonic() > next_report:
+                next_report += 30
+                print("soak: %3d s, %d commands, uptime_ms %d" % (
+                    time.monotonic() - t0, s.n["commands"], s.last_uptime), flush=True)
+    except (Broken, Timeout, AssertionError) as e:
+        print("soak: BROKEN after %d s: %s" % (time.monotonic() - t0, e), flush=True)
+        return 1
+    return 0
+
+
+def report(s, st0, st, src, seconds, seed):
+    ne = src.get("ne2k0", {})
+    print("soak: %d s, seed %d: OK" % (seconds, seed))
+    print("  commands %(commands)d, status checks %(status)d, keys %(keys)d, "
+          "frames sent %(frames_sent)d, COM2 stream bytes read while garbage went in %(com2_in)d, "
+          "COM1 garbage bytes %(garbage_bytes)d, stream+Ctrl-C %(ctrl_c)d, "
+          "random waits cut by Ctrl-C %(random_waits)d" % s.n)
+    print("  uptime_ms %s, credited_bits %s -> %s, spent_bits %s, random_bytes %s, "
+          "urandom_bytes %s, console_rx_dropped %s, main_loop_passes %s" % (
+              st["uptime_ms"], st0["credited_bits"], st["credited_bits"],
+              st.get("spent_bits", "(absent)"), st["random_bytes"], st["urandom_bytes"],
+              st["console_rx_dropped"], st["main_loop_passes"]))
+    print("  ne2k0: %s" % " ".join("%s=%s" % kv for kv in sorted(ne.items())))
+    print("  keyboard: events=%s bits=%s; slowest status %.2f s; thread errors %r" % (
+        src.get("keyboard", {}).get("events"), src.get("keyboard", {}).get("bits"),
+        s.max_latency, s.errors))
+
+
+def soak(vm, wire, rnd, seconds, seed):
+    s = Soak(vm, wire, rnd)
+    threads = [threading.Thread(target=f, daemon=True) for f in (s.keys, s.frames, s.com2)]
+    for t in threads:
+        t.start()
+    st0 = s.check_status()
+    rc = run_load(vm, s, seconds)
+    s.stop.set()
+    for t in threads:
+        t.join(5)
+    if rc:
+        return rc
+    try:
+        st, src = s.check_status(), s.check_sources()
+    except (Broken, Timeout, AssertionError) as e:
+        print("soak: BROKEN at the end: %s" % e)
+        return 1
+    report(s, st0, st, src, seconds, seed)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=int, default=600)
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int(time.time())
-    rnd = random.Random(seed)
-    fd, disk = tempfile.mkstemp(prefix="rand86-soak-", suffix=".img")
-    os.close(fd)
-    with open(disk, "wb") as f:
-        f.truncate(4 * 1024 * 1024)
-    wire = Wire()
+    disk, wire = soak_disk(), Wire()
     extra = wire.netdev() + ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9",
                              "-drive", "file=%s,format=raw,if=ide,index=0" % disk]
     print("soak: %d s, seed %d" % (args.seconds, seed), flush=True)
-    rc = 0
     with Rand86(extra=extra) as vm:
-        s = Soak(vm, wire, rnd)
-        threads = [threading.Thread(target=f, daemon=True) for f in (s.keys, s.frames, s.com2)]
-        for t in threads:
-            t.start()
-        t0 = time.monotonic()
-        st0 = s.check_status()
-        next_report = t0 + 30
-        try:
-            while time.monotonic() - t0 < args.seconds:
-                s.step()
-                if vm.proc.poll() is not None:
-                    raise Broken("QEMU exited (%s)" % vm.proc.returncode)
-                if time.monotonic() > next_report:
-                    next_report += 30
-                    print("soak: %3d s, %d commands, uptime_ms %d" % (
-                        time.monotonic() - t0, s.n["commands"], s.last_uptime), flush=True)
-        except (Broken, Timeout, AssertionError) as e:
-            print("soak: BROKEN after %d s: %s" % (time.monotonic() - t0, e), flush=True)
-            rc = 1
-        s.stop.set()
-        for t in threads:
-            t.join(5)
-        if rc == 0:
-            try:
-                st = s.check_status()
-                src = s.check_sources()
-            except (Broken, Timeout, AssertionError) as e:
-                print("soak: BROKEN at the end: %s" % e)
-                rc = 1
-        if rc == 0:
-            ne = src.get("ne2k0", {})
-            print("soak: %d s, seed %d: OK" % (time.monotonic() - t0, seed))
-            print("  commands %(commands)d, status checks %(status)d, keys %(keys)d, "
-                  "frames sent %(frames_sent)d, COM2 stream bytes read while garbage went in %(com2_in)d, "
-                  "COM1 garbage bytes %(garbage_bytes)d, stream+Ctrl-C %(ctrl_c)d, "
-                  "random waits cut by Ctrl-C %(random_waits)d" % s.n)
-            print("  uptime_ms %s, credited_bits %s -> %s, spent_bits %s, random_bytes %s, "
-                  "urandom_bytes %s, console_rx_dropped %s, main_loop_passes %s" % (
-                      st["uptime_ms"], st0["credited_bits"], st["credited_bits"],
-                      st.get("spent_bits", "(absent)"), st["random_bytes"], st["urandom_bytes"],
-                      st["console_rx_dropped"], st["main_loop_passes"]))
-            print("  ne2k0: %s" % " ".join("%s=%s" % kv for kv in sorted(ne.items())))
-            print("  keyboard: events=%s bits=%s; slowest status %.2f s; thread errors %r" % (
-                src.get("keyboard", {}).get("events"), src.get("keyboard", {}).get("bits"),
-                s.max_latency, s.errors))
+        rc = soak(vm, wire, random.Random(seed), args.seconds, seed)
     wire.close()
     os.unlink(disk)
     return rc

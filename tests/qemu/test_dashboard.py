@@ -134,7 +134,6 @@ def check_against_console(vm, lines):
 
 @pytest.mark.timeout(60)
 def test_dashboard_matches_status_and_sources_after_input():
-    t0 = time.monotonic()
     with Rand86(append="stream=urandom") as vm:
         lines = wait_dashboard(vm)
         text = show(lines)
@@ -173,14 +172,12 @@ def test_dashboard_matches_status_and_sources_after_input():
         assert m and m.group(1) == vm.status()["seeded_ms"], lines[0]
         com2 = next(l for l in lines if l.startswith("COM2:"))
         assert re.search(r"streams urandom, \d+ bytes sent", com2), com2
-    assert time.monotonic() - t0 < 30
 
 
 @pytest.mark.timeout(60)
 def test_dashboard_exact_with_quiet_com2():
     """stream=off and credit=xymoron (no timer source ticking): nothing moves
     on its own, so every number is exact."""
-    t0 = time.monotonic()
     with Rand86(append="stream=off credit=xymoron") as vm:
         wait_dashboard(vm)
         for q in ["q", "w", "e", "r", "t", "y", "u", "i"]:
@@ -203,4 +200,3 @@ def test_dashboard_exact_with_quiet_com2():
         st2, src2 = check_against_console(vm, lines)
         assert int(src2["keyboard"]["events"]) == 22, src2["keyboard"]
         assert int(st2["urandom_bytes"]) == int(st["urandom_bytes"]) + 7, (st, st2)
-    assert time.monotonic() - t0 < 30

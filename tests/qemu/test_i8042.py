@@ -119,9 +119,11 @@ def test_no_controller_boots_and_reports_absence():
     """-M pc,i8042=off removes the controller (ports float). QEMU 7.2 has no way
     to remove only the PS/2 mouse on the pc machine, so the mouse-less but
     controller-present path is not testable here."""
-    t = time.monotonic()
     with Rand86(extra=["-M", "pc,i8042=off"]) as vm:
-        assert time.monotonic() - t < 30
+        # every probe wait is bounded: the prompt comes within 5 s of the
+        # appliance's own clock (about 0.1 s with the controller present)
+        ms = int(vm.status()["boot_to_prompt_ms"])
+        assert ms < 5000, "boot took %d guest ms without a controller" % ms
         assert "i8042: no controller at 0x60/0x64: keyboard and mouse absent" in vm.boot_log, \
             vm.boot_log
         assert vm.boot_log.count("no controller at 0x60/0x64") == 1
