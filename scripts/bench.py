@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from rand86 import ELF, Rand86, accel, cpu_model, qemu_argv, qemu_version
+from rand86 import ELF, Rand86, Timeout, accel, cpu_model, qemu_argv, qemu_version
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -233,28 +233,14 @@ def icount_figures():
 # ---------------------------------------------------------------- (i) headless
 HEADLESS_SECONDS = 30.0
 HEADLESS_SOURCES = (("timer", 10000), ("ata0", 400))    # (source, samples captured for ea_non_iid)
-PROMPT_AFTER_REPLY = b"\r\nrand86> "
 
 
 def capture(vm, name, n):
-    """`samples NAME n`; return its lines. Scans for the prompt linearly (a
-    regex over the growing buffer on every read would be quadratic)."""
-    port, end = vm.com1, PROMPT_AFTER_REPLY
-    vm.send("samples %s %d\r" % (name, n))
-    deadline = time.monotonic() + 60 + n / 5
-    with port.cond:
-        start = scan = port.pos
-        while True:
-            i = port.buf.find(end, max(start, scan - len(end)))
-            if i >= 0:
-                break
-            scan = len(port.buf)
-            if time.monotonic() > deadline or port.closed:
-                raise Failed("samples %s %d: no prompt after %d bytes" % (name, n, scan - start))
-            port.cond.wait(0.5)
-        text = bytes(port.buf[start:i])
-        port.pos = i + len(end)
-    lines = text.decode(errors="replace").split("\r\n")
+    """`samples NAME n` through the harness; its lines, or Failed."""
+    try:
+        lines = vm.samples(name, n)
+    except Timeout as e:
+        raise Failed("samples %s %d: %s" % (name, n, e))
     if not lines or lines[-1] != "ok":
         raise Failed("samples %s %d ended %r" % (name, n, lines[-1:]))
     return lines

@@ -201,6 +201,25 @@ class SerialPort:
         with self.cond:
             self.pos = len(self.buf)
 
+    def read_until(self, end, timeout):
+        """Bytes up to the next `end` (consumed with it), scanning linearly:
+        a regex over a growing buffer on every read would be quadratic on
+        long replies such as `samples NAME 100000`."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            start = scan = self.pos
+            while True:
+                i = self.buf.find(end, max(start, scan - len(end)))
+                if i >= 0:
+                    break
+                scan = len(self.buf)
+                if time.monotonic() > deadline or self.closed:
+                    raise Timeout("no %r after %d bytes in %ss" % (end, scan - start, timeout))
+                self.cond.wait(0.5)
+            data = bytes(self.buf[start:i])
+            self.pos = i + len(end)
+            return data
+
     def close(self):
         try:
             self.sock.close()
@@ -339,6 +358,12 @@ class Console:
                 k, v = l.split(": ", 1)
                 out[k] = v
         return out
+
+    def samples(self, name, n):
+        """`samples NAME n`: the reply's lines, the final `ok` last."""
+        self.send("samples %s %d\r" % (name, n))
+        text = self.com1.read_until(b"\r\nrand86> ", 60 + n / 5)
+        return text.decode(errors="replace").split("\r\n")
 
     def nudge(self, rnd):
         """Give the machine one bit of input that a trusted source times
