@@ -34,8 +34,6 @@ def test_status_has_spec_keys_with_plausible_values():
         time.sleep(0.3)
         u2 = int(vm.status()["uptime_ms"])
         assert u2 > u1, "uptime did not advance: %d -> %d" % (u1, u2)
-        # uptime tracks host time roughly (within a factor of 3 over 0.3 s)
-        assert 100 <= u2 - u1 <= 3000, (u1, u2)
 
 
 @pytest.mark.parametrize("cpu", [None, "pentium"])
@@ -195,25 +193,25 @@ def test_exception_is_reported_on_console_and_vga_then_halts():
         assert vm.proc.poll() is None, "an exception reset the machine (triple fault?)"
 
 
-@pytest.mark.parametrize("cpu", [None, "486"])
-def test_uptime_keeps_host_time_within_2_percent(cpu):
-    # uptime_ms is the clock divided by cpu_khz: a calibration error of X%
-    # shows as uptime running X% fast or slow against the host's clock.
-    with Rand86(cpu=cpu) as vm:
-        t0 = time.monotonic()
-        u0 = int(vm.status()["uptime_ms"])
-        time.sleep(4.0)
-        t1 = time.monotonic()
-        u1 = int(vm.status()["uptime_ms"])
-        host_ms = (t1 - t0) * 1000
-        ratio = (u1 - u0) / host_ms
-        assert 0.98 < ratio < 1.02, "guest uptime %d ms over %d host ms (ratio %.4f)" % (
-            u1 - u0, host_ms, ratio)
+def test_tsc_calibration_is_exact_in_guest_time():
+    # Under -icount the TSC counts virtual nanoseconds and the PIT runs on
+    # the same virtual clock: calibrating one against the other must give
+    # 1,000,000 kHz, and uptime_ms (the TSC over cpu_khz) then counts
+    # guest milliseconds. A calibration error of X% shows as X% here,
+    # exactly, whatever the host's load (host-time figures: make bench).
+    with Rand86(accel_name="tcg", extra=["-icount", "shift=0,sleep=off"]) as vm:
+        st = vm.status()
+        assert st["clock"] == "tsc", st
+        khz = int(st["cpu_khz"])
+        assert abs(khz - 1000000) <= 1000, "cpu_khz %d under -icount (1 GHz virtual TSC)" % khz
 
 
 def test_uptime_counts_a_stall_of_the_emulator():
     # Stopped for 3 s, QEMU delivers the missed PIT ticks as one, while the
     # TSC (the host's) ran on: uptime must follow the TSC, not the ticks.
+    # Host time is the reference here by definition: the behaviour is
+    # that a stall of the machine counts, as the CMOS clock (which follows
+    # the host's) says; the bound is a sixth of the stall.
     # A guard that took the TSC for a leap here lost the whole stall.
     with Rand86() as vm:
         assert vm.status()["clock"] == "tsc"
