@@ -67,11 +67,14 @@ $(NEWLIB_STAMP): | deps
 # a trusted sample is 263 instructions at -Os against 275, make bench):
 # keep new hot code out of it. Also cold: the disk driver (a read every
 # 100 ms), device probing, the line editor and number parsing (one call
-# per console byte or word), and the meter's full assessment (every 512
-# samples of a source, ~5 M instructions either way).
+# per console byte or word), the meter's full assessment (every 512
+# samples of a source, ~5 M instructions either way), the EGD parser (a
+# request at a time), the boot sequence and the i8042 driver (a key press
+# is a few dozen instructions at either level).
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
 	lib/options lib/fmt lib/num lib/lineedit kern/options kern/devices drivers/pci \
-	drivers/ata arch/x86/clock arch/x86/cmos entropy/est_stat entropy/est_pred
+	drivers/ata drivers/i8042 boot/main kern/sources arch/x86/clock arch/x86/cmos \
+	entropy/est_stat entropy/est_pred app/egd
 $(COLD_OBJS:%=$(BUILD)/k/%.o): KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)

@@ -1,6 +1,7 @@
 /* System commands: status, reboot, halt. */
 #include "app/commands.h"
 #include "app/shell.h"
+#include "app/serve.h"
 #include "kern/kernel.h"
 #include "cpu.h"
 #include "io.h"
@@ -38,6 +39,9 @@ int cmd_status(int argc, char **argv)
 	kprintf("seeded: %d\r\n", st.seeded);
 	kprintf("seeded_ms: %lu\r\n", (unsigned long)seeded_ms);
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
+	if (boot_opts.stream == STREAM_EGD)
+		kprintf("egd_requests: %lu\r\negd_bytes: %s\r\n", (unsigned long)egd_requests,
+			u64_str(b, egd_bytes));
 	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kern_passes());
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
 	kprintf("console_rx_dropped: %s\r\n", u64_str(b, serial_rx_dropped[COM1]));

@@ -518,7 +518,7 @@ static void draw_com2(int row)
 		return;
 	}
 	c = put(c, A_TEXT, "streams ");
-	c = put(c, A_VALUE, boot_opts.stream == STREAM_RANDOM ? "random" : "urandom");
+	c = put(c, A_VALUE, stream_mode_name(boot_opts.stream));
 	c = put(c, A_TEXT, ", ");
 	c = put_num(c, A_VALUE, s.stream_bytes);
 	c = put(c, A_TEXT, " bytes sent, ");

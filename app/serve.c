@@ -337,6 +337,11 @@ void stream_port_init(void)
 {
 	if (!serial_present(COM2) || boot_opts.stream == STREAM_OFF)
 		return;
+	if (boot_opts.stream == STREAM_EGD) {
+		kprintf("com2: stream port answers EGD requests with random bytes\r\n");
+		kern_add_poller(egd_poll);
+		return;
+	}
 	kprintf("com2: stream port sends %s bytes\r\n", stream_mode_name(boot_opts.stream));
 	kern_add_poller(stream_port_poll);
 }

@@ -16,7 +16,7 @@ void options_defaults(struct boot_options *o)
 	o->ne2k_irq = 9;
 }
 
-static const char *const stream_names[] = { "random", "urandom", "off" };
+static const char *const stream_names[] = { "random", "urandom", "off", "egd" };
 static const char *const credit_names[] = {
 	[RNG_CREDIT_XYMORON] = "xymoron", [RNG_CREDIT_TSO] = "tso", [RNG_CREDIT_MEASURED] = "measured",
 };
@@ -78,7 +78,7 @@ static int apply(struct boot_options *o, char *word)
 			return -1;
 		o->baud = n;
 	} else if (strcmp(word, "stream") == 0) {
-		if ((i = pick(v, stream_names, 3)) < 0)
+		if ((i = pick(v, stream_names, 4)) < 0)
 			return -1;
 		o->stream = (enum stream_mode)i;
 	} else if (strcmp(word, "credit") == 0) {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "lib/credit.h"
 
-enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF };
+enum stream_mode { STREAM_RANDOM, STREAM_URANDOM, STREAM_OFF, STREAM_EGD };
 enum ata_mode { ATA_UNTRUSTED, ATA_TRUSTED, ATA_OFF };
 enum net_mode { NET_UNTRUSTED, NET_OFF };
 

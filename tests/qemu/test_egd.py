@@ -1,0 +1,111 @@
+"""stream=egd: the EGD protocol on COM2 (docs/PROTOCOL.md "Stream port"),
+as QEMU's rng-egd backend and EGD clients speak it."""
+import random
+import time
+
+import pytest
+
+from rand86 import Rand86, Timeout
+
+ID = b"\x06rand86"
+
+
+def identity(vm):
+    st = vm.status()
+    c, p, s, sp = (int(st[k]) for k in ("credited_bits", "primary_bits", "secondary_bits", "spent_bits"))
+    assert c == p + s + sp, "identity broken: %r" % st
+    assert int(st["random_bytes"]) * 8 <= sp, st
+    return st
+
+
+def quiet(port, seconds=0.5):
+    """Nothing more arrives on port for `seconds`."""
+    n = port.available()
+    time.sleep(seconds)
+    return port.available() == n
+
+
+def wait_primary(vm, bits, timeout=60):
+    deadline = time.monotonic() + timeout
+    while int(vm.status()["primary_bits"]) < bits:
+        assert time.monotonic() < deadline, "no entropy credited: %r" % vm.status()
+        time.sleep(0.2)
+
+
+def type_until(vm, port, nbytes, timeout=120):
+    """Keys over QMP until port has nbytes waiting."""
+    rnd = random.Random(7)
+    deadline = time.monotonic() + timeout
+    while port.available() < nbytes:
+        assert time.monotonic() < deadline, "only %d of %d bytes came" % (port.available(), nbytes)
+        vm.key(rnd.choice("asdfjkl"), gap=rnd.uniform(0.02, 0.08))
+
+
+@pytest.mark.timeout(120)
+def test_each_request_gets_exactly_its_answer():
+    with Rand86(append="stream=egd hz=1000") as vm:
+        wait_primary(vm, 8 * 64)
+        com2 = vm.com2
+        st0 = identity(vm)
+        com2.write(b"\x04")
+        assert com2.read_exact(len(ID), 10) == ID
+        com2.write(b"\x00")
+        bits = int.from_bytes(com2.read_exact(4, 10), "big")
+        assert 8 <= bits <= 4096, bits
+        com2.write(b"\x02\x20")                       # blocking: exactly 32
+        assert len(com2.read_exact(32, 20)) == 32
+        com2.write(b"\x01\x10")                       # at once: k <= 16, then k bytes
+        k = com2.read_exact(1, 10)[0]
+        assert k <= 16
+        com2.read_exact(k, 10)
+        assert quiet(com2), "bytes nobody asked for: %r" % com2.unconsumed()
+        st = identity(vm)
+        assert int(st["egd_requests"]) - int(st0["egd_requests"]) == 4, (st0, st)
+        assert int(st["egd_bytes"]) - int(st0["egd_bytes"]) == 32 + k
+        assert int(st["random_bytes"]) - int(st0["random_bytes"]) == 32 + k
+
+
+@pytest.mark.timeout(120)
+def test_a_write_is_mixed_and_never_credited():
+    with Rand86(append="stream=egd credit=xymoron") as vm:   # nothing credits without keys
+        vm.com2.write(b"\x03\x00\x40\x05hello" + b"\x04")
+        assert vm.com2.read_exact(len(ID), 10) == ID        # consumed whole, then the next
+        assert quiet(vm.com2)
+        st = identity(vm)
+        assert st["credited_bits"] == "0" and st["egd_requests"] == "2", st
+
+
+@pytest.mark.timeout(180)
+def test_a_blocked_request_holds_the_next_until_entropy_comes():
+    with Rand86(append="stream=egd credit=tso") as vm:      # only keys credit
+        vm.com2.write(b"\x02\xff\x04")
+        assert quiet(vm.com2, 1.0), "sent without entropy: %r" % vm.com2.unconsumed()
+        type_until(vm, vm.com2, 255 + len(ID))
+        data = vm.com2.read_exact(255 + len(ID), 10)
+        assert data[255:] == ID, "answers out of order: %r" % data[250:]
+        assert quiet(vm.com2)
+        st = identity(vm)
+        assert st["egd_bytes"] == "255" and st["random_bytes"] == "255", st
+
+
+@pytest.mark.timeout(180)
+def test_garbage_and_a_client_gone_mid_request_leave_the_port_answering():
+    with Rand86(append="stream=egd hz=1000") as vm:
+        rnd = random.Random(3)
+        vm.com2.write(bytes(rnd.randrange(256) for _ in range(1500)))
+        # the garbage held blocking requests: done when COM2 is quiet and the
+        # primary pool refills (nothing draining it)
+        deadline = time.monotonic() + 90
+        while not (quiet(vm.com2, 1.0) and vm.status()["primary_bits"] == "4096"):
+            assert time.monotonic() < deadline, "COM2 never went quiet"
+        vm.com2.skip_all()
+        # half a request, then the client goes: the appliance sees silence
+        vm.com2.write(b"\x03\x00\x40\x50" + b"x" * 10)   # a write of 80 with 10 sent
+        time.sleep(1.5)                             # past the parser's stale limit
+        vm.com2.write(b"\x04")
+        try:
+            assert vm.com2.read_exact(len(ID), 10) == ID
+        except Timeout:
+            pytest.fail("no answer after garbage and a gone client: %r" % vm.com2.unconsumed())
+        assert quiet(vm.com2)
+        identity(vm)
