@@ -31,7 +31,8 @@ include entropy/entropy.mk
 KSRCS := $(wildcard boot/*.c kern/*.c app/*.c arch/x86/*.c drivers/*.c lib/*.c) $(ENTROPY_SRCS)
 KASMS := $(wildcard boot/*.S arch/x86/*.S)
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS)) $(patsubst %.S,$(BUILD)/k/%.o,$(KASMS))
-LIBGCC := $(shell gcc -m32 -print-libgcc-file-name)
+# Deferred (=): on a fresh machine gcc-multilib arrives with `deps`, after parsing.
+LIBGCC = $(shell gcc -m32 -print-libgcc-file-name)
 
 .PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest soak
 all: $(BUILD)/rand86.elf
