@@ -182,7 +182,12 @@ PYTEST_ARGS ?=
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
 	cd tests/qemu && $(PYRUN) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
 
-test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
+test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/linux/initrd.gz
+
+# A Linux guest for the client tests: Debian packages fetched once, kept in build/.
+$(BUILD)/linux/initrd.gz: scripts/linux-guest | deps
+	rm -f $@
+	scripts/linux-guest $(BUILD)
 
 # The old-PC media and Bochs tests alone (also part of test-qemu).
 test-media: $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
