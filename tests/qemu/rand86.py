@@ -109,6 +109,11 @@ def accel():
     return _ACCEL
 
 
+# A fixed CMOS clock on QEMU's virtual clock: with it Rand86.rtc_seconds()
+# is guest time (months are not counted).
+RTC_VM = ["-rtc", "base=2000-01-01T00:00:00,clock=vm"]
+
+
 class Timeout(AssertionError):
     pass
 
@@ -480,6 +485,18 @@ class Rand86(Console):
         self.qmp.execute("input-send-event", events=[
             {"type": "rel", "data": {"axis": "x", "value": dx}},
             {"type": "rel", "data": {"axis": "y", "value": dy}}])
+
+    def rtc_seconds(self):
+        """Seconds on the machine's CMOS clock (QOM `rtc-time` of the pc
+        machine), read with the VM stopped. With -rtc clock=vm and a fixed
+        base (RTC_VM) this is guest time: whole seconds of QEMU's virtual
+        clock since the base, which under -icount counts instructions."""
+        self.qmp.execute("stop")
+        try:
+            tm = self.qmp.execute("qom-get", path="/machine", property="rtc-time")
+        finally:
+            self.qmp.execute("cont")
+        return ((tm["tm_mday"] - 1) * 24 + tm["tm_hour"]) * 3600 + tm["tm_min"] * 60 + tm["tm_sec"]
 
     def exit_code(self, timeout=20):
         try:

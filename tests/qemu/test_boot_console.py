@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from rand86 import ELF, ISO, ROOT, Rand86
+from rand86 import ELF, ISO, ROOT, RTC_VM, Rand86
 
 STATUS_KEYS = ["version", "uptime_ms", "cpu_khz", "clock", "hz", "credit",
                "primary_bits", "secondary_bits", "credited_bits", "random_bytes",
@@ -204,6 +204,38 @@ def test_tsc_calibration_is_exact_in_guest_time():
         assert st["clock"] == "tsc", st
         khz = int(st["cpu_khz"])
         assert abs(khz - 1000000) <= 1000, "cpu_khz %d under -icount (1 GHz virtual TSC)" % khz
+
+
+# Under -icount the PIT, the TSC and the CMOS clock (-rtc clock=vm) all
+# run on QEMU's virtual clock, so no tick is late however busy the host.
+ICOUNT_RTC = ["-icount", "shift=6,sleep=off"] + RTC_VM
+CLOCK_GUEST_S = 120          # a 1% drift is 1.2 s by then
+CLOCK_START_MS = 500         # guest time before uptime_ms starts (boot, calibration)
+
+
+def uptime_between_rtc_reads(vm):
+    """(RTC seconds, uptime_ms, RTC seconds): the CMOS clock before and after `status`."""
+    r0 = vm.rtc_seconds()
+    u = int(vm.status()["uptime_ms"])
+    return r0, u, vm.rtc_seconds()
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("cpu,hz", [(None, 100), ("486", 100), ("486", 1000)])
+def test_uptime_keeps_guest_time_under_icount(cpu, hz):
+    # uptime_ms is the clock divided by cpu_khz (TSC) or PIT ticks counted
+    # (486): a calibration error or a lost tick shows as uptime_ms falling
+    # behind the CMOS clock, which counts virtual seconds from boot. It
+    # may lag by the boot before the clock starts, never more, nor run ahead.
+    with Rand86(cpu=cpu, append="hz=%d stream=off" % hz, accel_name="tcg", extra=ICOUNT_RTC) as vm:
+        st = vm.status()
+        assert st["clock"] == ("pit" if cpu == "486" else "tsc"), st
+        r0 = 0
+        while r0 < CLOCK_GUEST_S:
+            r0, u, r1 = uptime_between_rtc_reads(vm)
+            assert r0 * 1000 - CLOCK_START_MS <= u < (r1 + 1) * 1000, \
+                "uptime_ms %d outside guest time %d..%d s (hz=%d)" % (u, r0, r1 + 1, hz)
+            time.sleep(0.5)
 
 
 def test_uptime_counts_a_stall_of_the_emulator():
