@@ -37,7 +37,8 @@ import sys
 import tempfile
 import time
 
-from rand86 import ELF, Rand86, Timeout, accel, cpu_model, qemu_argv, qemu_version
+from rand86 import (ELF, GUEST, Rand86, Timeout, accel, cpu_model, egd_com2, qemu_argv, qemu_version,
+                    run_linux_guest)
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -294,6 +295,37 @@ def pit_clock_ratio():
     return (u1 - u0) / ((t1 - t0) * 1000)
 
 
+GUEST_BYTES = 1024
+
+
+def guest_rate(typing):
+    """Bytes a second a Linux guest reads from /dev/hwrng through virtio-rng,
+    rand86 answering its rng-egd over COM2 (stream=egd, default hz), timed
+    by the guest's /proc/uptime around the read; with typing, keys go to
+    rand86 over QMP meanwhile."""
+    import threading
+    sock = os.path.join(tempfile.mkdtemp(prefix="rand86-bench-egd-"), "egd.sock")
+    with Rand86(append="stream=egd", com2=False, extra=egd_com2(sock)) as vm:
+        res = {}
+        t = threading.Thread(target=lambda: res.update(run_linux_guest(sock, GUEST_BYTES, 300)))
+        t.start()
+        while t.is_alive():
+            if typing:
+                vm.key("asdfjkl"[int(time.monotonic() * 37) % 7], gap=0.03)
+            else:
+                time.sleep(0.2)
+    if int(res.get("hwrng_bytes", 0)) != GUEST_BYTES:
+        raise Failed("the guest read %r" % res)
+    t0, t1 = (float(x) for x in res["hwrng_uptime"].split())
+    return GUEST_BYTES / max(t1 - t0, 0.01)
+
+
+def guest_rates():
+    if not os.path.exists(os.path.join(GUEST, "initrd.gz")):
+        raise Failed("no Linux guest: scripts/linux-guest build")
+    return guest_rate(False), guest_rate(True)
+
+
 # ---------------------------------------------------------------- measure
 def measure(host_table_path, failures):
     """Every figure, each taken on its own; a failure is noted and the rest go on."""
@@ -316,6 +348,7 @@ def measure(host_table_path, failures):
         "ic": take("icount figures", icount_figures),
         "hl": take("headless sources", headless_figures),
         "pit": take("PIT clock at hz=1000", pit_clock_ratio),
+        "guest": take("Linux guest over EGD", guest_rates),
     }
 
 
@@ -404,6 +437,14 @@ def judge_image_and_boot(rows, f, acc, failures):
                  "%.4f" % f["pit"])
 
 
+def judge_guest(rows, g):
+    if not g:
+        return rows.add("EGD client", "Linux guest's virtio-rng", NA)
+    for what, v in (("nobody typing", g[0]), ("keys typed over QMP", g[1])):
+        rows.add("EGD client", "Linux guest reading /dev/hwrng via virtio-rng and rng-egd, %s" % what,
+                 "%.0f bytes/s (%d bytes)" % (v, GUEST_BYTES))
+
+
 def judge_urandom(rows, f):
     b = f["b"]
     for what, v in (("urandom on COM1 (`stream urandom`), as the host receives it", f["com1"]),
@@ -455,6 +496,7 @@ def judge(f, acc, failures):
     judge_host(rows, f["host"])
     judge_image_and_boot(rows, f, acc, failures)
     judge_urandom(rows, f)
+    judge_guest(rows, f["guest"])
     judge_486(rows, f["ic"])
     judge_headless(rows, f["hl"])
     return rows

@@ -114,6 +114,40 @@ def accel():
 RTC_VM = ["-rtc", "base=2000-01-01T00:00:00,clock=vm"]
 
 
+# The Linux guest of the client tests (scripts/linux-guest builds it).
+GUEST = os.path.join(ROOT, "build", "linux")
+
+
+def linux_guest_argv(egd_sock, nbytes):
+    """A Debian kernel whose virtio-rng reads rand86 over QEMU's rng-egd
+    on the Unix socket egd_sock, and reads nbytes from /dev/hwrng."""
+    return [QEMU.replace("i386", "x86_64"), "-accel", "tcg", "-m", "256", "-nodefaults",
+            "-display", "none", "-no-reboot",
+            "-kernel", os.path.join(GUEST, "vmlinuz"), "-initrd", os.path.join(GUEST, "initrd.gz"),
+            # quality 0: the kernel's hwrng thread does not read on its own
+            "-append", "console=ttyS0 loglevel=4 rng_core.default_quality=0 hwrng_bytes=%d" % nbytes,
+            "-serial", "stdio", "-chardev", "socket,id=egd,path=%s" % egd_sock,
+            "-object", "rng-egd,id=rng0,chardev=egd", "-device", "virtio-rng-pci,rng=rng0"]
+
+
+def run_linux_guest(egd_sock, nbytes, timeout=180):
+    """Boot the guest to the end; its RESULT lines as a dict."""
+    p = subprocess.run(linux_guest_argv(egd_sock, nbytes), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode(errors="replace")
+    m = re.search(r"RESULT_BEGIN\r?\n(.*?)RESULT_END", out, re.S)
+    if not m:
+        raise Timeout("the guest printed no result: %s" % out[-1500:])
+    return dict(l.split(": ", 1) for l in m.group(1).splitlines() if ": " in l)
+
+
+def egd_com2(sock):
+    """QEMU arguments for rand86's COM2 as a socket the guest's rng-egd
+    connects to (use with com2=False: QEMU drops what a second client
+    writes as it attaches, so the harness must not hold it)."""
+    return ["-chardev", "socket,id=egd,path=%s,server=on,wait=off" % sock, "-serial", "chardev:egd"]
+
+
 class Timeout(AssertionError):
     pass
 
