@@ -150,12 +150,12 @@ static int egd_parse(void)
 	if (!have)
 		return 0;
 	len = egd_request_len();
-	if (!len) {
-		serial_rx_discard(COM2, 1);          /* starts no request: dropped */
-		return 1;
-	}
-	if (have >= len) {
-		egd_answer(len);
+	if (!len || have >= len) {
+		if (len)
+			egd_answer(len);
+		else
+			serial_rx_discard(COM2, 1);      /* starts no request: dropped */
+		egd_seen = 0;                        /* the next partial one starts its own clock */
 		return 1;
 	}
 	if (have != egd_seen) {                  /* still arriving: wait */

@@ -66,6 +66,22 @@ def test_each_request_gets_exactly_its_answer():
 
 
 @pytest.mark.timeout(120)
+def test_requests_split_across_writes_are_answered():
+    """Bytes of one request may come a while apart (a serial line delivers
+    them one by one); each request's own silence is what times it out."""
+    with Rand86(append="stream=egd hz=1000") as vm:
+        wait_primary(vm, 8 * 64)
+        for n in (16, 8):
+            vm.com2.write(b"\x02")
+            time.sleep(0.3)
+            vm.com2.write(bytes([n]))
+            assert len(vm.com2.read_exact(n, 10)) == n
+            time.sleep(1.5)                       # longer than the stale limit
+        assert quiet(vm.com2)
+        assert vm.status()["egd_requests"] == "2"
+
+
+@pytest.mark.timeout(120)
 def test_a_write_is_mixed_and_never_credited():
     with Rand86(append="stream=egd credit=xymoron") as vm:   # nothing credits without keys
         vm.com2.write(b"\x03\x00\x40\x05hello" + b"\x04")
