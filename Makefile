@@ -75,7 +75,9 @@ $(NEWLIB_STAMP): | deps
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
 	lib/options lib/fmt lib/num lib/lineedit kern/options kern/devices drivers/pci \
 	drivers/ata drivers/i8042 boot/main kern/sources arch/x86/clock arch/x86/cmos \
-	entropy/est_stat entropy/est_pred app/egd
+	entropy/est_stat entropy/est_pred app/egd \
+	entropy/measure entropy/fixed drivers/vga arch/x86/rtc drivers/ne2000 app/serve \
+	drivers/serial
 $(COLD_OBJS:%=$(BUILD)/k/%.o): KCFLAGS := $(filter-out -O2,$(KCFLAGS)) -Os
 
 $(BUILD)/k/%.o: %.c $(NEWLIB_STAMP)

@@ -35,6 +35,7 @@
 #define RNG_METER_APT_C    343     /* 4.4.2 cutoff, H = 2, alpha = 2^-30, W = 1024 */
 #define RNG_METER_MAX_MILLI 8000   /* the symbol is 8 bits wide */
 #define RNG_METER_FULL_EVERY 512   /* symbols between full assessments, once the window is full */
+#define RNG_METER_PERIODIC_FLOOR_MILLI 2000  /* the health tests' H (measure.c): periodic sources */
 
 enum rng_health { RNG_HEALTH_WARMUP = 0, RNG_HEALTH_OK = 1, RNG_HEALTH_FAIL = 2 };
 
@@ -107,6 +108,8 @@ struct entropy_source {
 	uint32_t mq_snap;                    /* head as the flush took the batch */
 	uint16_t mq[RNG_METER_INQ];
 	volatile uint32_t mq_dropped;        /* queue full: sample measured and credited never */
+	uint64_t skipped;                    /* mixed, never measured: busy, or not one period */
+	uint32_t period;                     /* a periodic source's nominal clock ticks per sample; 0 */
 	uint32_t budget_milli;               /* unspent credit, < one sample's estimate + 1 bit */
 	uint64_t est_milli;                  /* sum of h_milli over the samples that could earn */
 	struct rng_meter meter;
@@ -168,6 +171,7 @@ struct rng_source_stats {
 	uint32_t h_milli, rct_fail, apt_fail;  /* the meter (trusted sources) */
 	uint32_t full_milli, full_age;       /* held full assessment, symbols since it ran */
 	uint32_t unmeasured;                 /* samples its full queue dropped: never credited */
+	uint64_t skipped;                    /* busy, or a delta not one period: never measured */
 	int health;                          /* enum rng_health */
 };
 
@@ -198,6 +202,12 @@ void free_entropy_source(struct entropy_source *src);   /* unlink from registry 
 /* Interrupt context. src may be NULL: mixed into r's batch, never credited. */
 void add_timing_entropy(struct entropy_source *src, uint32_t datum);
 void add_untrusted_entropy(struct rng *r, uint32_t datum);
+/* A sample of a trusted source whose time is not the source's alone (an
+ * interrupt that found the CPU running our code, whose progress set when
+ * it was taken): mixed, counted in `skipped`, its time kept as the reference
+ * for the next delta so that one is a single period; never measured,
+ * captured or credited. */
+void add_busy_timing_entropy(struct entropy_source *src, uint32_t datum);
 
 /* NULL-handle samples (add_timing_entropy(NULL, d)) go to this instance;
  * before it is set they are dropped. The appliance sets its live rng once;
@@ -209,6 +219,11 @@ struct rng *rng_get_default(void);
  * sample, never with (nor updating) the shared last_trusted_switches, so
  * a tick cannot make the next key press look back to back. */
 void rng_source_own_pass_check(struct entropy_source *src);
+/* A source that ticks on a clock of its own (timer, rtc), period_ticks of
+ * the core's clock apart: only deltas within a quarter of one period are
+ * measured, and its live estimate credits nothing below
+ * RNG_METER_PERIODIC_FLOOR_MILLI (random.c, "Sources that need no person"). */
+void rng_source_periodic(struct entropy_source *src, uint32_t period_ticks);
 
 /* Measurement (measure.c): portable, integer-only, no seam needed. */
 void rng_meter_init(struct rng_meter *m);

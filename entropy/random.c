@@ -734,6 +734,11 @@ void rng_source_own_pass_check(struct entropy_source *src)
 	src->own_pass_check = 1;
 }
 
+void rng_source_periodic(struct entropy_source *src, uint32_t period_ticks)
+{
+	src->period = period_ticks;
+}
+
 struct entropy_source *rng_find_source(struct rng *r, const char *name)
 {
 	struct entropy_source *s;
@@ -795,6 +800,7 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->rct_fail = src->meter.rct_fail;
 	st->apt_fail = src->meter.apt_fail;
 	st->unmeasured = src->mq_dropped;
+	st->skipped = src->skipped;
 	rng_plat->irq_restore(flags);
 }
 
@@ -868,10 +874,23 @@ static void rng_meter_queue(struct entropy_source *src, uint32_t shifted, unsign
 	src->mq_head = head + 1;
 }
 
+/* How rng_sample takes a sample. */
+#define RNG_NEVER_CREDIT 1u   /* untrusted: counted and mixed, estimator state untouched */
+#define RNG_BUSY         2u   /* add_busy_timing_entropy(): estimators advance, no meter */
+
+/* A periodic source's delta that is not one period within a quarter: a
+ * period was lost, or the clock stood still. */
+static int rng_off_period(uint32_t raw, uint32_t period)
+{
+	uint32_t slack = period / 4;
+	return raw < period - slack || raw > period + slack;
+}
+
 /* Estimate one sample of src; return the credit it asks of the batch. */
 static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t t,
-	int never_credit)
+	unsigned how)
 {
+	int never_credit = how & RNG_NEVER_CREDIT;
 	struct rng_capture *cap = src->capture;
 	uint32_t raw = t - src->last_time;
 	unsigned tso, bits = 0;
@@ -893,6 +912,12 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 		src->last_time = t;
 		src->last_delta = raw;
 	}
+	if (src->period && had_last && rng_off_period(raw, src->period))
+		how |= RNG_BUSY;
+	if (how & RNG_BUSY) {
+		src->skipped++;                 /* the estimators moved on: next delta is one period */
+		return 0;
+	}
 	if (cap) {
 		rng_capture_put(cap, raw, raw >> src->shift);
 		return 0;
@@ -911,7 +936,7 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 }
 
 static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum,
-	int never_credit)
+	unsigned how)
 {
 	unsigned long flags = rng_plat->irq_save();   /* bound: one clock read, one estimate */
 	uint64_t now = rng_plat->now();
@@ -921,7 +946,7 @@ static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum
 
 	datum ^= (uint32_t)(now >> 32);
 	if (src)
-		credit = rng_estimate(r, src, t, never_credit);
+		credit = rng_estimate(r, src, t, how);
 	pos = r->batch_pos;
 	r->batch[pos] ^= datum ^ t;
 	r->batch_pos = (pos + 1) & (RNG_BATCH_WORDS - 1);
@@ -944,12 +969,17 @@ void add_timing_entropy(struct entropy_source *src, uint32_t datum)
 	if (src)
 		rng_sample(src->rng, src, datum, 0);
 	else if (rng_default)
-		rng_sample(rng_default, NULL, datum, 1);
+		rng_sample(rng_default, NULL, datum, RNG_NEVER_CREDIT);
+}
+
+void add_busy_timing_entropy(struct entropy_source *src, uint32_t datum)
+{
+	rng_sample(src->rng, src, datum, src->trusted ? RNG_BUSY : RNG_NEVER_CREDIT);
 }
 
 void add_untrusted_entropy(struct rng *r, uint32_t datum)
 {
-	rng_sample(r, r->untrusted_sink, datum, 1);
+	rng_sample(r, r->untrusted_sink, datum, RNG_NEVER_CREDIT);
 }
 
 /*
@@ -1002,6 +1032,8 @@ static unsigned rng_measure_source(struct entropy_source *src)
 			*e |= RNG_MQ_OK;
 	}
 	h = rng_meter_estimate(&src->meter);
+	if (src->period && h < RNG_METER_PERIODIC_FLOOR_MILLI)
+		h = 0;
 	for (i = tail; i != head; i++) {
 		e = &src->mq[i & (RNG_METER_INQ - 1)];
 		if (!(*e & RNG_MQ_OK)) {

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include "pit.h"
 #include "clock.h"
+#include "rtc.h"
+#include "irq.h"
 
 /* The `timer` source (docs/PROTOCOL.md, "Devices"): the PIT's tick timed by the TSC, two
  * oscillators. Under credit=measured only; with no TSC the clock IS the
@@ -13,15 +15,31 @@
  * created untrusted so `sources` says it earns nothing. */
 static struct entropy_source timer_src;
 
+static uint8_t timer_last_woke;
+
+static unsigned long skipped(const struct entropy_source *src)
+{
+	struct rng_source_stats ss;
+	rng_source_stats(src, &ss);
+	return (unsigned long)ss.skipped;
+}
+
 static void timer_fields(const struct entropy_source *src, char *buf, size_t n)
 {
 	if (src == &timer_src)
-		snprintf(buf, n, "timed_by=%s", clock_is_tsc() ? "tsc" : "pit");
+		snprintf(buf, n, "timed_by=%s skipped=%lu", clock_is_tsc() ? "tsc" : "pit", skipped(src));
 }
 
+/* Measured only when this tick and the one before both woke the CPU from
+ * its halt (the rtc's rule, below). */
 static void timer_tick(uint32_t jiffies)
 {
-	add_timing_entropy(&timer_src, jiffies);
+	int woke = irq_woke_cpu();
+	if (woke && timer_last_woke)
+		add_timing_entropy(&timer_src, jiffies);
+	else
+		add_busy_timing_entropy(&timer_src, jiffies);
+	timer_last_woke = (uint8_t)woke;
 }
 
 static int timer_source_init(struct rng *r, const struct boot_options *o)
@@ -31,9 +49,64 @@ static int timer_source_init(struct rng *r, const struct boot_options *o)
 		return -1;
 	create_entropy_source(r, &timer_src, "timer", 0, tsc, 0);
 	rng_source_own_pass_check(&timer_src);
+	rng_source_periodic(&timer_src, (uint32_t)((uint64_t)clock_khz() * 1000u * pit_reload() / PIT_HZ));
 	pit_set_tick_hook(timer_tick);
 	kprintf("timer: PIT tick timed by the %s: %s\r\n", tsc ? "TSC" : "PIT itself",
 		tsc ? "trusted, capped by measurement" : "untrusted (one oscillator)");
+	return 0;
+}
+
+/* The `rtc` source (docs/ENTROPY.md, "The RTC"): the CMOS clock's periodic
+ * interrupt timed by the TSC, or by the PIT's latched count where there is
+ * no TSC; a second crystal either way. Only periods whose interrupt and
+ * its predecessor's both woke the CPU from its halt are measured and may
+ * be credited: the others were taken when our own code let them in, and
+ * under a deterministic emulator that moment is the code's, not the
+ * crystals' (the restart test of tests/qemu/test_seeding.py). */
+static struct entropy_source rtc_src;
+
+static void rtc_period(int clean)
+{
+	if (clean)
+		add_timing_entropy(&rtc_src, 0);
+	else
+		add_busy_timing_entropy(&rtc_src, 0);
+}
+
+static void rtc_fields(const struct entropy_source *src, char *buf, size_t n)
+{
+	struct rtc_stats rs;
+	if (src != &rtc_src)
+		return;
+	rtc_periodic_stats(&rs);
+	snprintf(buf, n, "hz=%lu timed_by=%s skipped=%lu strays=%lu rearms=%lu",
+		(unsigned long)rs.hz, clock_is_tsc() ? "tsc" : "pit", skipped(src),
+		(unsigned long)rs.strays, (unsigned long)rs.rearms);
+}
+
+/* Indexed by -RTC_ERR_ (rtc.h). */
+static const char *const rtc_errors[] = {
+	"", "no such rate", "no CMOS clock answers", "divider not on 32.768 kHz", "IRQ 8 taken",
+};
+
+static int rtc_source_init(struct rng *r, const struct boot_options *o)
+{
+	if (!o->rtc_hz || o->credit != RNG_CREDIT_MEASURED) {
+		kprintf("rtc: off (%s): CMOS clock left as it was\r\n",
+			o->rtc_hz ? credit_name(o->credit) : "rtc=off");
+		return -1;
+	}
+	create_entropy_source(r, &rtc_src, "rtc", 8, 1, 0);
+	rng_source_own_pass_check(&rtc_src);
+	rng_source_periodic(&rtc_src, (uint32_t)((uint64_t)clock_khz() * 1000u / o->rtc_hz));
+	int err = rtc_periodic_start(o->rtc_hz, rtc_period);
+	if (err) {
+		free_entropy_source(&rtc_src);
+		kprintf("rtc: no periodic interrupt: %s\r\n", rtc_errors[-err]);
+		return -1;
+	}
+	kprintf("rtc: IRQ 8 at %lu Hz timed by the %s: trusted, capped by measurement\r\n",
+		(unsigned long)o->rtc_hz, clock_is_tsc() ? "TSC" : "PIT");
 	return 0;
 }
 
@@ -63,6 +136,7 @@ static const struct device {
 	{ ata_device, ata_poll, ata_source_fields },
 	{ ne2000_init, ne2000_poll, ne2000_source_fields },
 	{ timer_source_init, NULL, timer_fields },
+	{ rtc_source_init, rtc_periodic_poll, rtc_fields },
 };
 
 void devices_init(struct rng *r, const struct boot_options *o)

@@ -1,6 +1,7 @@
 /* The main loop: one pass, its pollers, the one wait, and the pass counter. */
 #include "kern/kernel.h"
 #include "cpu.h"
+#include "irq.h"
 #include "pit.h"
 #include "clock.h"
 
@@ -74,7 +75,7 @@ void kern_idle(void)
 	if (tick_flush_due || more || (input_pending && input_pending()))
 		cpu_sti();
 	else
-		cpu_sti_hlt();
+		irq_wait_halted();
 }
 
 int kern_wait_until(int (*done)(void), uint32_t timeout_ms)

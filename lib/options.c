@@ -7,6 +7,7 @@ void options_defaults(struct boot_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->hz = 100;
+	o->rtc_hz = OPT_RTC_HZ_DEFAULT;
 	o->baud = 115200;
 	o->stream = STREAM_RANDOM;
 	o->credit = RNG_CREDIT_MEASURED;
@@ -38,6 +39,20 @@ static int pick(const char *v, const char *const *names, int n)
 static int baud_ok(uint32_t b)
 {
 	return b >= 1200 && b <= 115200 && 115200 % b == 0;
+}
+
+/* rtc=off, or a rate the RTC's divider makes: a power of two 2..8192. */
+static int parse_rtc(const char *v, struct boot_options *o)
+{
+	uint32_t n;
+	if (strcmp(v, "off") == 0) {
+		o->rtc_hz = 0;
+		return 0;
+	}
+	if (parse_u32_range(v, 2, 8192, &n) < 0 || (n & (n - 1)))
+		return -1;
+	o->rtc_hz = n;
+	return 0;
 }
 
 /* ne2k=IO,IRQ: an ISA I/O base (0x200..0x3E0, 32-byte aligned) and IRQ 2..15. */
@@ -96,6 +111,8 @@ static int apply(struct boot_options *o, char *word)
 		o->net = (enum net_mode)i;
 	} else if (strcmp(word, "ne2k") == 0) {
 		return parse_ne2k(v, o);
+	} else if (strcmp(word, "rtc") == 0) {
+		return parse_rtc(v, o);
 	} else {
 		return -1;
 	}

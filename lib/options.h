@@ -11,6 +11,7 @@ enum net_mode { NET_UNTRUSTED, NET_OFF };
 
 struct boot_options {
 	uint32_t hz;
+	uint32_t rtc_hz;              /* the RTC's periodic rate, a power of two 2..8192; 0: off */
 	uint32_t baud;
 	enum stream_mode stream;
 	enum rng_estimator credit;
@@ -21,6 +22,9 @@ struct boot_options {
 	uint32_t ne2k_io, ne2k_irq;
 	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
 };
+
+/* The default RTC rate (docs/ENTROPY.md, "The RTC"). */
+#define OPT_RTC_HZ_DEFAULT 1024
 
 #define OPT_WORD_MAX 200               /* longer words are ignored, shown truncated */
 

@@ -3,6 +3,8 @@
 #include "cmos.h"
 #include "io.h"
 
+#include "cpu.h"
+
 #define CMOS_INDEX 0x70
 #define   CMOS_NMI_OFF 0x80         /* index bit 7: NMI masked while set */
 #define CMOS_DATA  0x71
@@ -15,33 +17,57 @@
 #define CMOS_DAY     0x07
 #define CMOS_MONTH   0x08
 #define CMOS_YEAR    0x09
-#define CMOS_STATUS_A 0x0A
-#define   CMOS_UIP       0x80       /* update in progress */
-#define CMOS_STATUS_B 0x0B
-#define   CMOS_B_24H     0x02       /* 24-hour mode */
-#define   CMOS_B_BINARY  0x04       /* binary, else BCD */
-#define CMOS_STATUS_D 0x0D
 #define CMOS_CENTURY 0x32           /* IBM PC/AT's century byte (no MC146818 register) */
 #define CMOS_NO_TIME 0xFFFFFFFFu
 #define CMOS_UIP_POLLS 10000        /* an update lasts < 2 ms; a missing RTC reads 0xFF */
 
-static uint8_t cmos_read(uint8_t reg)
+/* One register, NMI masked for the access (the index write's bit 7), with
+ * interrupts off: the RTC's handler selects register C between any two
+ * other accesses. */
+uint8_t cmos_read(uint8_t reg)
 {
+	unsigned long f = irq_save();
 	outb(CMOS_INDEX, CMOS_NMI_OFF | reg);
-	return inb(CMOS_DATA);
+	uint8_t v = inb(CMOS_DATA);
+	irq_restore(f);
+	return v;
+}
+
+void cmos_write(uint8_t reg, uint8_t v)
+{
+	unsigned long f = irq_save();
+	outb(CMOS_INDEX, CMOS_NMI_OFF | reg);
+	outb(CMOS_DATA, v);
+	irq_restore(f);
+}
+
+/* Select register D, which no access changes, with NMIs enabled: how
+ * rand86 leaves the index after every run of accesses. */
+void cmos_release(void)
+{
+	outb(CMOS_INDEX, CMOS_REG_D);
+}
+
+int cmos_wait_no_update(void)
+{
+	for (int i = 0; i < CMOS_UIP_POLLS; i++) {
+		if (!(cmos_read(CMOS_REG_A) & CMOS_A_UIP))
+			return 0;
+		io_delay();
+	}
+	return -1;
 }
 
 void cmos_read_rtc(uint8_t out[CMOS_RTC_BYTES])
 {
 	static const uint8_t regs[CMOS_RTC_BYTES] = {
 		CMOS_SECONDS, CMOS_MINUTES, CMOS_HOURS, CMOS_WEEKDAY, CMOS_DAY, CMOS_MONTH,
-		CMOS_YEAR, CMOS_CENTURY, CMOS_STATUS_A, CMOS_STATUS_B,
+		CMOS_YEAR, CMOS_CENTURY, CMOS_REG_A, CMOS_REG_B,
 	};
-	for (int i = 0; i < CMOS_UIP_POLLS && (cmos_read(CMOS_STATUS_A) & CMOS_UIP); i++)
-		io_delay();
+	(void)cmos_wait_no_update();
 	for (int i = 0; i < CMOS_RTC_BYTES; i++)
 		out[i] = cmos_read(regs[i]);
-	cmos_read(CMOS_STATUS_D);       /* leave the index with NMIs enabled */
+	cmos_release();
 }
 
 static unsigned rtc_field(uint8_t v, int binary)

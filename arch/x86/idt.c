@@ -90,6 +90,23 @@ static void exception_report(const struct regs *r)
 	cpu_halt_forever();
 }
 
+/* Set with interrupts off just before sti; hlt. The first interrupt to run
+ * after it takes it: with two requests pending at the wake-up, only the
+ * first was taken from the halt, the second after the first's handler. */
+static volatile uint8_t cpu_halted, irq_woke;
+
+void irq_wait_halted(void)
+{
+	cpu_halted = 1;
+	cpu_sti_hlt();
+	cpu_halted = 0;
+}
+
+int irq_woke_cpu(void)
+{
+	return irq_woke;
+}
+
 void isr_dispatch(struct regs *r)
 {
 	if (r->vector < IDT_EXCEPTIONS) {
@@ -97,6 +114,8 @@ void isr_dispatch(struct regs *r)
 		return;
 	}
 	int irq = r->vector - IRQ_BASE;
+	irq_woke = cpu_halted;          /* a spurious wake-up takes it too */
+	cpu_halted = 0;
 	if (pic_is_spurious(irq)) {
 		irq_spurious++;
 		return;

@@ -22,5 +22,13 @@ typedef void (*irq_handler_t)(int irq);
 int irq_register(int irq, irq_handler_t handler);
 int irq_in_use(int irq);          /* 1 if irq_register would refuse irq */
 extern volatile uint64_t irq_counts[IRQ_COUNT];
+
+/* Halt until an interrupt, with interrupts disabled on entry (so a wake-up
+ * cannot slip in before the hlt) and enabled on return. */
+void irq_wait_halted(void);
+/* In a handler: 1 if this interrupt is the one that woke the CPU from
+ * irq_wait_halted(), so the moment it was taken was set by the hardware
+ * alone, not by how far the CPU had got through our code. */
+int irq_woke_cpu(void);
 extern volatile uint32_t irq_spurious;
 #endif
