@@ -24,7 +24,7 @@ struct boot_options {
 };
 
 /* The default RTC rate (docs/ENTROPY.md, "The RTC"). */
-#define OPT_RTC_HZ_DEFAULT 1024
+#define OPT_RTC_HZ_DEFAULT 4096
 
 #define OPT_WORD_MAX 200               /* longer words are ignored, shown truncated */
 
