@@ -75,8 +75,11 @@ struct rng_pool {
 	int entropy_count;                   /* bits, clamped to [0, poolwords*32] */
 };
 
-/* Captured raw samples for `samples NAME N` (raw delta, shifted delta). */
-#define RNG_CAPTURE_RING 64
+/* Captured raw samples for `samples NAME N` (raw delta, shifted delta).
+ * 4096 (32 KiB): the rtc's 4096 samples a second arrive six times faster
+ * than COM1 prints them, and a capture for ea_non_iid must hold
+ * consecutive samples, as the meter sees them, not one in six. */
+#define RNG_CAPTURE_RING 4096
 struct rng_capture {
 	volatile uint32_t head, tail;        /* head written in IRQ, tail by reader */
 	uint32_t raw[RNG_CAPTURE_RING];
