@@ -159,6 +159,13 @@ $(BUILD)/host/test_drv_ne2000: tests/unit/test_drv_ne2000.c tests/unit/ne2k_mode
 	@mkdir -p $(dir $@)
 	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -Ientropy -Iarch/x86 -o $@ $(filter %.c,$^) -lcmocka
 
+DRV_TESTS += $(BUILD)/host/test_drv_rtc
+$(BUILD)/host/test_drv_rtc: tests/unit/test_drv_rtc.c arch/x86/rtc.c arch/x86/cmos.c arch/x86/rtc.h \
+		arch/x86/cmos.h tests/unit/fake/io.h tests/unit/fake/cpu.h arch/x86/irq.h \
+		arch/x86/clock.h | deps
+	@mkdir -p $(dir $@)
+	gcc -Itests/unit/fake $(HOST_CFLAGS) -Iarch/x86 -o $@ tests/unit/test_drv_rtc.c -lcmocka
+
 test-drv: $(DRV_TESTS)
 	@for t in $(DRV_TESTS); do echo "== $$t"; $$t || exit 1; done
 

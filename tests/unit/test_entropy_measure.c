@@ -610,6 +610,126 @@ static void test_flood_of_one_source_adds_at_most_its_cap_per_flush(void **state
 	assert_int_equal(ss.unmeasured, s1.mq_dropped);
 }
 
+/* ---- periodic sources (timer, rtc): random.c, "Sources that need no person" ---- */
+
+#define PERIOD 976562u                     /* the rtc at 1024 Hz on the stub's 1 GHz clock */
+
+/* n samples of src "rtc", one pass each, a flush every 8; periodic or not. */
+static struct run run_ticks(uint64_t (*delta)(unsigned i), unsigned n, int periodic)
+{
+	uint64_t t = 1000000000ull;
+	struct run out;
+
+	stub_reset();
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	create_entropy_source(&r, &s1, "rtc", 8, 1, 0);
+	rng_source_own_pass_check(&s1);
+	if (periodic)
+		rng_source_periodic(&s1, PERIOD);
+	for (unsigned i = 0; i < n; i++) {
+		t += delta(i);
+		sample_at(&s1, t, 1, i);
+		if ((i + 1) % 8 == 0) {
+			r.primary.entropy_count = 0;
+			rng_batch_flush(&r);
+		}
+	}
+	out.credited = s1.credited;
+	out.est_milli = s1.est_milli;
+	out.bits = s1.bits;
+	out.events = s1.events;
+	return out;
+}
+
+/* Like what a deterministic emulator gave: a period and a few fixed
+ * offsets, in an order no lag predicts; four symbols, under 2 bits by MCV
+ * (the 2 bits the health tests are built for), while Xymoron's rule sees
+ * deltas of deltas of 40..120 ticks and grants bits for them. */
+static uint64_t d_emulated(unsigned i)
+{
+	(void)i;
+	return PERIOD + 40 * (xs() % 4);
+}
+
+static uint64_t d_jittered(unsigned i)
+{
+	(void)i;
+	return PERIOD - 2000 + xs() % 4000;
+}
+
+static void test_periodic_source_below_the_floor_credits_nothing(void **state)
+{
+	(void)state;
+	struct run plain = run_ticks(d_emulated, 4000, 0);
+	assert_true(plain.credited > 0);            /* the meter alone would pay it */
+	xs_state = 0x9e3779b97f4a7c15ull;
+	struct run per = run_ticks(d_emulated, 4000, 1);
+	assert_true(s1.meter.h_milli > 0 && s1.meter.h_milli < RNG_METER_PERIODIC_FLOOR_MILLI);
+	assert_int_equal(per.credited, 0);
+	assert_int_equal(s1.skipped, 0);
+}
+
+static void test_periodic_source_with_wide_jitter_is_credited(void **state)
+{
+	(void)state;
+	struct run per = run_ticks(d_jittered, 4000, 1);
+	assert_true(s1.meter.h_milli >= RNG_METER_PERIODIC_FLOOR_MILLI);
+	assert_true(per.credited > 0);
+	assert_true(per.credited * 1000 <= per.est_milli + 999);
+	assert_int_equal(s1.skipped, 0);
+}
+
+/* A delta that is not one period within a quarter (a lost period, or a
+ * clock that stood still) is mixed but neither measured nor credited. */
+static void test_periodic_delta_off_by_a_quarter_is_skipped(void **state)
+{
+	(void)state;
+	run_ticks(d_jittered, 200, 1);
+	uint64_t t = stub_time, n = s1.meter.n;
+	const uint64_t odd[] = { 2ull * PERIOD, PERIOD * 5 / 4 + 1, PERIOD * 3 / 4 - 1, 1 };
+	for (unsigned i = 0; i < 4; i++) {
+		t += odd[i];
+		sample_at(&s1, t, 1, i);
+	}
+	rng_batch_flush(&r);
+	assert_int_equal(s1.skipped, 4);
+	assert_int_equal(s1.meter.n, n);
+	t += PERIOD * 5 / 4;                        /* the edges of the band are in it */
+	sample_at(&s1, t, 1, 0);
+	t += PERIOD * 3 / 4 + 1;
+	sample_at(&s1, t, 1, 0);
+	rng_batch_flush(&r);
+	assert_int_equal(s1.skipped, 4);
+	assert_int_equal(s1.meter.n, n + 2);
+}
+
+/* A busy sample is mixed, never measured or captured, and the next delta
+ * runs from it: one period, measured. */
+static void test_busy_sample_is_the_next_ones_reference(void **state)
+{
+	(void)state;
+	struct rng_capture cap;
+	uint32_t raw, shifted;
+	run_ticks(d_jittered, 200, 1);
+	uint64_t t = stub_time, n = s1.meter.n, ev = s1.events, batch = r.batch_samples;
+	rng_capture_start(&s1, &cap);
+	t += PERIOD;
+	stub_switches++;
+	stub_time = t;
+	add_busy_timing_entropy(&s1, 7);
+	assert_int_equal(rng_capture_read(&cap, &raw, &shifted), 0);
+	rng_capture_stop(&s1);
+	t += PERIOD + 99;
+	sample_at(&s1, t, 1, 0);
+	rng_batch_flush(&r);
+	assert_int_equal(s1.skipped, 1);
+	assert_int_equal(s1.events, ev + 2);
+	assert_int_equal(r.batch_samples, batch + 2);      /* both mixed */
+	assert_int_equal(s1.meter.n, n + 1);
+	assert_int_equal(s1.meter.hist[(s1.meter.pos + RNG_METER_HIST - 1) % RNG_METER_HIST],
+		(uint8_t)(PERIOD + 99));
+}
+
 /* Untrusted sources queue nothing, are never measured nor credited. */
 static void test_untrusted_source_is_not_measured(void **state)
 {
@@ -653,6 +773,10 @@ int main(void)
 		cmocka_unit_test_setup(test_disk_at_a_fixed_delay_fails_and_stops_crediting, setup),
 		cmocka_unit_test_setup(test_timer_after_a_long_masked_section_credits_no_more_than_measured, setup),
 		cmocka_unit_test_setup(test_flood_of_one_source_adds_at_most_its_cap_per_flush, setup),
+		cmocka_unit_test_setup(test_periodic_source_below_the_floor_credits_nothing, setup),
+		cmocka_unit_test_setup(test_periodic_source_with_wide_jitter_is_credited, setup),
+		cmocka_unit_test_setup(test_periodic_delta_off_by_a_quarter_is_skipped, setup),
+		cmocka_unit_test_setup(test_busy_sample_is_the_next_ones_reference, setup),
 		cmocka_unit_test_setup(test_untrusted_source_is_not_measured, setup),
 	};
 	(void)feed;

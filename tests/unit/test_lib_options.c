@@ -44,7 +44,27 @@ static void test_defaults_match_spec(void **state)
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(o.net, NET_UNTRUSTED);
 	assert_int_equal(o.ne2k_given, 0);
+	assert_int_equal(o.rtc_hz, 4096);           /* docs/ENTROPY.md, "The RTC" */
 	assert_int_equal(w.n, 0);
+}
+
+/* rtc: off, or every rate the divider makes, 2 = 32768 >> 14 .. 8192 >> 0. */
+static void test_rtc_takes_off_and_every_divider_rate(void **state)
+{
+	(void)state;
+	struct warnings w;
+	char word[16];
+	for (uint32_t hz = 2; hz <= 8192; hz *= 2) {
+		snprintf(word, sizeof(word), "rtc=%u", (unsigned)hz);
+		struct boot_options o = parse(word, &w);
+		assert_int_equal(w.n, 0);
+		assert_int_equal(o.rtc_hz, hz);
+	}
+	struct boot_options o = parse("rtc=off", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.rtc_hz, 0);
+	o = parse("rtc=off rtc=512", &w);           /* the last word wins, as for every key */
+	assert_int_equal(o.rtc_hz, 512);
 }
 
 static void test_ata_default_follows_credit_unless_given(void **state)
@@ -111,7 +131,9 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
 	(void)state;
 	const char *bad[] = { "hz=17", "hz=1001", "hz=", "hz=1e3", "baud=300", "baud=115201",
 		"baud=50000", "stream=fast", "credit=linus", "ata=maybe", "net=trusted",
-		"ne2k=0x300", "ne2k=0x300,16", "ne2k=0x301,9", "ne2k=,9", "colour=blue", "=5", "HZ=100" };
+		"ne2k=0x300", "ne2k=0x300,16", "ne2k=0x301,9", "ne2k=,9", "colour=blue", "=5", "HZ=100",
+		"rtc=1", "rtc=3", "rtc=1000", "rtc=16384", "rtc=0", "rtc=", "rtc=OFF", "rtc=0x3ff",
+		"rtc=-4096" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct warnings w;
 		struct boot_options o = parse(bad[i], &w), d;
@@ -190,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_match_spec),
+		cmocka_unit_test(test_rtc_takes_off_and_every_divider_rate),
 		cmocka_unit_test(test_ata_default_follows_credit_unless_given),
 		cmocka_unit_test(test_kernel_path_and_bare_words_are_skipped),
 		cmocka_unit_test(test_every_option_parses),

@@ -1,7 +1,8 @@
 /* Host stand-in for arch/x86/io.h (tests/unit/fake/ comes before arch/x86
  * on the include path of the driver model tests, so the real irq.h, pic.h
  * and clock.h declare what the model defines): every port access goes to
- * the model in tests/unit/ne2k_model.c. */
+ * the device model its test links (tests/unit/ne2k_model.c, the MC146818
+ * model in tests/unit/test_drv_rtc.c). */
 #ifndef RAND86_IO_H
 #define RAND86_IO_H
 #include <stdint.h>
