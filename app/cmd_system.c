@@ -7,6 +7,7 @@
 #include "io.h"
 #include "pit.h"
 #include "clock.h"
+#include "cmos.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
@@ -45,6 +46,7 @@ int cmd_status(int argc, char **argv)
 	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kern_passes());
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
 	kprintf("console_rx_dropped: %s\r\n", u64_str(b, serial_rx_dropped[COM1]));
+	kprintf("cmos_seconds: %lu\r\n", (unsigned long)cmos_rtc_seconds());
 	return 0;
 }
 
