@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rand86 import GUEST, Rand86, egd_com2, run_linux_guest
+from rand86 import GUEST, Rand86, com2_socket, run_linux_guest
 
 BUF = 64            # virtio-rng's buffer: each one is one EGD request of QEMU's
 EARLY = 32          # the hwrng core's add_early_randomness() read at registration
@@ -20,7 +20,7 @@ def test_virtio_rng_guest_reads_what_rand86_serves_over_egd(nbytes):
     for f in ("vmlinuz", "initrd.gz"):
         assert os.path.exists(os.path.join(GUEST, f)), "make test builds %s (scripts/linux-guest)" % f
     sock = os.path.join(tempfile.mkdtemp(prefix="rand86-egd-"), "egd.sock")
-    with Rand86(append="stream=egd hz=1000", com2=False, extra=egd_com2(sock)) as vm:
+    with Rand86(append="stream=egd hz=1000", com2=False, extra=com2_socket(sock)) as vm:
         deadline = time.monotonic() + 60
         while int(vm.status()["primary_bits"]) < 4096:     # enough to answer at once
             assert time.monotonic() < deadline, vm.status()
