@@ -37,8 +37,8 @@ import sys
 import tempfile
 import time
 
-from rand86 import (ELF, GUEST, Rand86, Timeout, accel, cpu_model, egd_com2, qemu_argv, qemu_version,
-                    run_linux_guest)
+from rand86 import (ELF, GUEST, Rand86, Timeout, accel, com2_socket, cpu_model, qemu_argv,
+                    qemu_version, run_linux_guest)
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -305,7 +305,7 @@ def guest_rate(typing):
     rand86 over QMP meanwhile."""
     import threading
     sock = os.path.join(tempfile.mkdtemp(prefix="rand86-bench-egd-"), "egd.sock")
-    with Rand86(append="stream=egd", com2=False, extra=egd_com2(sock)) as vm:
+    with Rand86(append="stream=egd", com2=False, extra=com2_socket(sock)) as vm:
         res = {}
         t = threading.Thread(target=lambda: res.update(run_linux_guest(sock, GUEST_BYTES, 300)))
         t.start()
