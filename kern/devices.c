@@ -91,22 +91,23 @@ static const char *const rtc_errors[] = {
 
 static int rtc_source_init(struct rng *r, const struct boot_options *o)
 {
-	if (!o->rtc_hz || o->credit != RNG_CREDIT_MEASURED) {
+	uint32_t hz = o->rtc_given ? o->rtc_hz : clock_is_tsc() ? OPT_RTC_HZ_TSC : OPT_RTC_HZ_PIT;
+	if (!hz || o->credit != RNG_CREDIT_MEASURED) {
 		kprintf("rtc: off (%s): CMOS clock left as it was\r\n",
-			o->rtc_hz ? credit_name(o->credit) : "rtc=off");
+			hz ? credit_name(o->credit) : "rtc=off");
 		return -1;
 	}
 	create_entropy_source(r, &rtc_src, "rtc", 8, 1, 0);
 	rng_source_own_pass_check(&rtc_src);
-	rng_source_periodic(&rtc_src, (uint32_t)((uint64_t)clock_khz() * 1000u / o->rtc_hz));
-	int err = rtc_periodic_start(o->rtc_hz, rtc_period);
+	rng_source_periodic(&rtc_src, (uint32_t)((uint64_t)clock_khz() * 1000u / hz));
+	int err = rtc_periodic_start(hz, rtc_period);
 	if (err) {
 		free_entropy_source(&rtc_src);
 		kprintf("rtc: no periodic interrupt: %s\r\n", rtc_errors[-err]);
 		return -1;
 	}
 	kprintf("rtc: IRQ 8 at %lu Hz timed by the %s: trusted, capped by measurement\r\n",
-		(unsigned long)o->rtc_hz, clock_is_tsc() ? "TSC" : "PIT");
+		(unsigned long)hz, clock_is_tsc() ? "TSC" : "PIT");
 	return 0;
 }
 

@@ -7,7 +7,7 @@ void options_defaults(struct boot_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->hz = 100;
-	o->rtc_hz = OPT_RTC_HZ_DEFAULT;
+	o->rtc_hz = OPT_RTC_HZ_TSC;
 	o->baud = 115200;
 	o->stream = STREAM_RANDOM;
 	o->credit = RNG_CREDIT_MEASURED;
@@ -46,12 +46,12 @@ static int parse_rtc(const char *v, struct boot_options *o)
 {
 	uint32_t n;
 	if (strcmp(v, "off") == 0) {
-		o->rtc_hz = 0;
-		return 0;
-	}
-	if (parse_u32_range(v, 2, 8192, &n) < 0 || (n & (n - 1)))
+		n = 0;
+	} else if (parse_u32_range(v, 2, 8192, &n) < 0 || (n & (n - 1))) {
 		return -1;
+	}
 	o->rtc_hz = n;
+	o->rtc_given = 1;
 	return 0;
 }
 

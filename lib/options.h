@@ -12,6 +12,7 @@ enum net_mode { NET_UNTRUSTED, NET_OFF };
 struct boot_options {
 	uint32_t hz;
 	uint32_t rtc_hz;              /* the RTC's periodic rate, a power of two 2..8192; 0: off */
+	int rtc_given;                /* rtc= was given; else the clock picks (OPT_RTC_HZ_*) */
 	uint32_t baud;
 	enum stream_mode stream;
 	enum rng_estimator credit;
@@ -23,8 +24,9 @@ struct boot_options {
 	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
 };
 
-/* The default RTC rate (docs/ENTROPY.md, "The RTC"). */
-#define OPT_RTC_HZ_DEFAULT 4096
+/* The default RTC rate, by what times it (docs/ENTROPY.md, "The RTC"). */
+#define OPT_RTC_HZ_TSC 4096
+#define OPT_RTC_HZ_PIT 1024
 
 #define OPT_WORD_MAX 200               /* longer words are ignored, shown truncated */
 

@@ -44,7 +44,7 @@ static void test_defaults_match_spec(void **state)
 	assert_int_equal(o.ata, ATA_TRUSTED);
 	assert_int_equal(o.net, NET_UNTRUSTED);
 	assert_int_equal(o.ne2k_given, 0);
-	assert_int_equal(o.rtc_hz, 4096);           /* docs/ENTROPY.md, "The RTC" */
+	assert_int_equal(o.rtc_given, 0);           /* the clock picks: kern/devices.c */
 	assert_int_equal(w.n, 0);
 }
 
@@ -59,10 +59,12 @@ static void test_rtc_takes_off_and_every_divider_rate(void **state)
 		struct boot_options o = parse(word, &w);
 		assert_int_equal(w.n, 0);
 		assert_int_equal(o.rtc_hz, hz);
+		assert_int_equal(o.rtc_given, 1);
 	}
 	struct boot_options o = parse("rtc=off", &w);
 	assert_int_equal(w.n, 0);
 	assert_int_equal(o.rtc_hz, 0);
+	assert_int_equal(o.rtc_given, 1);
 	o = parse("rtc=off rtc=512", &w);           /* the last word wins, as for every key */
 	assert_int_equal(o.rtc_hz, 512);
 }
