@@ -61,7 +61,7 @@
  *       compression estimate or MCV. The tool's predictors (MultiMCW,
  *       MultiMMC, LZ78Y) were never the least there and are not linked
  *       (est_pred.c has them, for host tools); MultiMCW on symbols the
- *       tool runs only from 4,097 samples up.
+ *       tool runs only from 4,096 samples up.
  *       It costs ~4-5 M host instructions on a full window (~10 M at
  *       worst, a period-3 bitstring), so it runs at 64, 128, 256, 512
  *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512, and
