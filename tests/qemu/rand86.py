@@ -526,7 +526,13 @@ class Rand86(Console):
 
     # ---- input ----
     def nudge(self, rnd):
-        self.key(rnd.choice("asdfjkl"))
+        """A key held as a person holds one (30-120 ms): a press and its
+        release a microsecond apart would make every other delta the same
+        symbol, which the health tests rightly fail on a 486's coarse clock."""
+        qcode = rnd.choice("asdfjkl")
+        self.qmp.execute("input-send-event", events=[key_event(qcode, True)])
+        time.sleep(rnd.uniform(0.03, 0.12))
+        self.qmp.execute("input-send-event", events=[key_event(qcode, False)])
         return True
 
     def key(self, qcode, gap=0.0):

@@ -35,11 +35,17 @@ def test_virtio_rng_guest_reads_what_rand86_serves_over_egd(nbytes):
     assert res["rng_current"] == "virtio_rng.0", res
     assert int(res["hwrng_bytes"]) == nbytes, res
     served = int(st1["random_bytes"]) - int(st0["random_bytes"])
+    requests = int(st1["egd_requests"]) - int(st0["egd_requests"])
     assert served == int(st1["egd_bytes"]) - int(st0["egd_bytes"]), (st0, st1)
-    # what the guest took (its reads and the kernel's early 32 bytes), in
-    # whole buffers, plus one buffer the driver asks for ahead
+    # rand86 sent exactly what QEMU asked: one 0x02 64 per guest buffer
+    assert served == requests * BUF, "served %d for %d requests" % (served, requests)
+    # What QEMU asked for: what the guest took (its reads and the kernel's
+    # early 32 bytes) in whole buffers, one buffer the driver asks for
+    # ahead, and, on a loaded host, one more: QEMU's device model asks
+    # again for a buffer still waiting on the first answer (448 for 256
+    # and 1216 for 1000 with both host cores busy; it drops the spare).
     took = -(-(nbytes + EARLY) // BUF) * BUF
-    assert nbytes <= served <= took + BUF, "served %d for %d read" % (served, nbytes)
+    assert nbytes <= served <= took + 2 * BUF, "served %d for %d read" % (served, nbytes)
 
 
 # rng-tools 5's rngd (Debian's rng-tools5, rngd.c and rngd_entsource.c):
