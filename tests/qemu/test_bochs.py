@@ -3,8 +3,7 @@
 Two machines, one boot each (module fixtures), every run bounded:
   pci: i440FX with a PCI NE2000, the ISO on a CD, a hard disk (the hdd image)
   isa: PCI off, an ISA NE2000 at 0x300 IRQ 9, clock sync=none at 10 M ips
-       (deterministic: nothing may be credited there), 4 MiB, booted from
-       the floppy image
+       (deterministic), 4 MiB, booted from the floppy image
 Skipped when bochs is not installed (scripts/deps installs it).
 """
 import os
@@ -55,7 +54,7 @@ def bochs(request):
 
 
 @pytest.mark.timeout(150)
-def test_bochs_boots_and_serves(bochs):
+def test_bochs_boots_and_urandom_waits_for_a_person(bochs):
     log = bochs.boot_log
     assert log.startswith("rand86 0"), log[:200]
     if bochs.kind == "pci":
@@ -81,32 +80,41 @@ def test_bochs_boots_and_serves(bochs):
             src = bochs.sources()
         assert src["ata0"]["errors"] == "0", src["ata0"]
     if bochs.kind == "isa":
-        return no_credit_from_a_deterministic_clock(bochs)
-    # The timer and the rtc, timed by Bochs's clock kept to host time
-    # (sync=realtime), seed it; the harness has no keyboard into Bochs,
-    # so seed() only waits.
-    assert bochs.seed()["seeded"] == "1"
-    lines = bochs.ok("urandom 64")
-    assert len(lines) == 2 and all(len(l) == 64 for l in lines), lines
-    assert int(bochs.status()["urandom_bytes"]) >= 64
+        periodic_rules_on_a_deterministic_clock(bochs)
+    urandom_waits_and_says_so(bochs)
+
+
+def urandom_waits_and_says_so(bochs):
+    """Bochs's clocks earn the sources that need no person next to nothing
+    (docs/ENTROPY.md, section 7) and the harness has no keyboard into
+    Bochs: urandom waits for seeding, says what it waits for, and stops
+    on Ctrl-C with nothing sent, on Bochs's own UART."""
+    st = bochs.status()
+    assert st["seeded"] == "0", "Bochs's clocks seeded it: %r" % st
+    bochs.send("urandom 64\r")
+    bochs.com1.expect(rb"# waiting for seeding: \d+ of 256 bits credited; [^\r\n]+\r\n", 20)
+    bochs.send(b"\x03")
+    bochs.com1.expect(rb"error: interrupted after 0 of 64 bytes\r\nrand86> ", 20)
+    assert bochs.status()["urandom_bytes"] == "0"
 
 
 DETERMINISTIC_GUEST_MS = 20000
 
 
-def no_credit_from_a_deterministic_clock(bochs):
+def periodic_rules_on_a_deterministic_clock(bochs):
     """sync=none: Bochs's clock is its instruction count, a deterministic
-    machine like QEMU's -icount (two boots gave the same timer samples).
-    The sources that need no person credit nothing there (docs/ENTROPY.md,
-    section 7), so urandom waits for a person the harness cannot be."""
+    machine (two boots gave the same timer samples). The rtc credits
+    nothing there, and the timer measures only the few ticks that woke
+    the CPU a period apart; what those earn is a limit docs/ENTROPY.md
+    states (section 7), not asserted here either way."""
     deadline = time.monotonic() + 120
     while int(bochs.status()["uptime_ms"]) < DETERMINISTIC_GUEST_MS:
         assert time.monotonic() < deadline, bochs.status()
         time.sleep(1.0)
-    src, st = bochs.sources(), bochs.status()
-    for name in ("timer", "rtc"):
-        assert int(src[name]["events"]) > 0 and src[name]["credited"] == "0", src[name]
-    assert st["seeded"] == "0" and st["credited_bits"] == "0" and st["urandom_bytes"] == "0", st
+    src = bochs.sources()
+    rtc, timer = src["rtc"], src["timer"]
+    assert int(rtc["events"]) > 0 and rtc["credited"] == "0", rtc
+    assert int(timer["skipped"]) * 10 >= int(timer["events"]) * 9, timer
 
 
 @pytest.mark.timeout(150)
