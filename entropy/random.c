@@ -182,6 +182,22 @@
  *     ticks with no pass between them still earn the second nothing, and
  *     the keyboard and mouse never see the tick. An attacker cannot
  *     cause ticks, so the flooding half of the rule has nothing to catch.
+ *   - `rtc`: the CMOS clock's periodic interrupt (its 32.768 kHz crystal),
+ *     timed by the TSC or, without one, by the PIT's latch: a second
+ *     crystal either way, so trusted on a 486 too. Same back-to-back
+ *     arrangement as the timer.
+ *   - Both are periodic (rng_source_periodic), and a deterministic
+ *     emulator showed the meter alone paying them for deltas that only
+ *     followed the CPU's own work (docs/ENTROPY.md, section 7). So a
+ *     periodic source's sample is measured only when the caller says
+ *     both its interrupt and the one before woke the CPU from its halt
+ *     (add_busy_timing_entropy otherwise) and its delta is one period
+ *     within a quarter (rng_off_period); the others are mixed, counted
+ *     in `skipped`, never measured or credited. And its estimate pays
+ *     nothing below RNG_METER_PERIODIC_FLOOR_MILLI, the 2 bits the
+ *     health tests' cutoffs are computed for (SP 800-90B 4.4.1, 4.4.2):
+ *     below that the tests cannot watch it, and a clock with less than
+ *     2 bits of jitter a tick is what an emulator's clock looks like.
  *   - Disks (ata0..3), trusted by default under measured. 2002 refused
  *     disk timing because it was observable: from the network, a file
  *     server's reads are caused and timed by clients. rand86 serves no

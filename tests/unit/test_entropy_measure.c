@@ -19,6 +19,7 @@ static struct rng_meter m;
 
 static uint64_t xs_state;
 static uint32_t run_khz = 1;              /* run_source's granularity (setup resets it) */
+static uint32_t run_period;               /* run_source: periodic, ticks apart (0: not) */
 
 static uint32_t xs(void)
 {
@@ -35,6 +36,7 @@ static int setup(void **state)
 	xs_state = 0x9e3779b97f4a7c15ull;
 	rng_meter_init(&m);
 	run_khz = 1;
+	run_period = 0;
 	return 0;
 }
 
@@ -351,6 +353,10 @@ static struct run run_source(enum rng_estimator est, uint64_t (*delta)(unsigned 
 	stub_clock_khz = 1000000;                 /* 1 GHz; keyboard at 1 kHz: shift 19 */
 	rng_init(&r, est);
 	create_entropy_source(&r, &s1, "kbd", 1, 1, run_khz);
+	if (run_period) {                          /* as kern/devices.c makes the rtc */
+		rng_source_own_pass_check(&s1);
+		rng_source_periodic(&s1, run_period);
+	}
 	pre_c[0] = pre_e[0] = 0;
 	for (i = 0; i < n; i++) {
 		t += delta(i);
@@ -614,31 +620,13 @@ static void test_flood_of_one_source_adds_at_most_its_cap_per_flush(void **state
 
 #define PERIOD 976562u                     /* the rtc at 1024 Hz on the stub's 1 GHz clock */
 
-/* n samples of src "rtc", one pass each, a flush every 8; periodic or not. */
+/* n samples, one pass each, a flush every 8, at the timer's granularity
+ * (shift 0); periodic or not. */
 static struct run run_ticks(uint64_t (*delta)(unsigned i), unsigned n, int periodic)
 {
-	uint64_t t = 1000000000ull;
-	struct run out;
-
-	stub_reset();
-	rng_init(&r, RNG_CREDIT_MEASURED);
-	create_entropy_source(&r, &s1, "rtc", 8, 1, 0);
-	rng_source_own_pass_check(&s1);
-	if (periodic)
-		rng_source_periodic(&s1, PERIOD);
-	for (unsigned i = 0; i < n; i++) {
-		t += delta(i);
-		sample_at(&s1, t, 1, i);
-		if ((i + 1) % 8 == 0) {
-			r.primary.entropy_count = 0;
-			rng_batch_flush(&r);
-		}
-	}
-	out.credited = s1.credited;
-	out.est_milli = s1.est_milli;
-	out.bits = s1.bits;
-	out.events = s1.events;
-	return out;
+	run_khz = 0;
+	run_period = periodic ? PERIOD : 0;
+	return run_source(RNG_CREDIT_MEASURED, delta, n, 8);
 }
 
 /* Like what a deterministic emulator gave: a period and a few fixed
