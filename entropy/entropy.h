@@ -58,6 +58,7 @@ struct rng_meter {
 	uint32_t local_r, local_n, local_milli;  /* cache of the Lag local bound */
 	uint32_t full_milli;                 /* last full assessment (8000 before the first) */
 	uint64_t full_n;                     /* n when it ran (0: never) */
+	uint32_t full_every;                 /* symbols between runs on a full window */
 };
 
 /* One trusted sample queued by the interrupt path for the flush: the

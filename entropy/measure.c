@@ -64,7 +64,10 @@
  *       tool runs only from 4,096 samples up.
  *       It costs ~4-5 M host instructions on a full window (~10 M at
  *       worst, a period-3 bitstring), so it runs at 64, 128, 256, 512
- *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512, and
+ *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512 (for
+ *       a periodic source faster than 512 a second, once a second: the
+ *       rtc at 4096 Hz would otherwise run it 7 times a second, ~35 M
+ *       instructions, a third of a Pentium's), and
  *       its last result is held (`full_milli` and `full_age` in
  *       `sources`). A source that turns predictable is caught at once by
  *       the health tests, MCV and Lag, and by the full assessment within
@@ -111,6 +114,7 @@ void rng_meter_init(struct rng_meter *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->full_milli = RNG_METER_MAX_MILLI;
+	m->full_every = RNG_METER_FULL_EVERY;
 }
 
 /**********************************************************************
@@ -403,8 +407,9 @@ uint32_t rng_meter_full_milli(struct rng_meter *m)
 	return h;
 }
 
-/* Due at 64, 128, 256, 512 and 1024 symbols, then every
- * RNG_METER_FULL_EVERY: a full window's assessment costs ~5 M host
+/* Due at 64, 128, 256, 512 and 1024 symbols, then every full_every
+ * (RNG_METER_FULL_EVERY; a periodic source's rate in a second if that is
+ * more, rng_source_periodic): a full window's assessment costs ~5 M host
  * instructions, so it cannot run every flush. Not while the health tests
  * fail: nothing is credited then, and the first flush after they pass
  * finds it due again before it grants anything. (A deterministic
@@ -418,7 +423,7 @@ static int rng_meter_full_due(const struct rng_meter *m)
 		return 1;
 	if (m->full_n < RNG_METER_W)
 		return m->n >= 2 * m->full_n || m->n >= RNG_METER_W;
-	return m->n - m->full_n >= RNG_METER_FULL_EVERY;
+	return m->n - m->full_n >= m->full_every;
 }
 
 uint32_t rng_meter_estimate(struct rng_meter *m)

@@ -752,7 +752,10 @@ void rng_source_own_pass_check(struct entropy_source *src)
 
 void rng_source_periodic(struct entropy_source *src, uint32_t period_ticks)
 {
+	uint64_t per_s = period_ticks ? (uint64_t)rng_plat->clock_khz() * 1000u / period_ticks : 0;
 	src->period = period_ticks;
+	if (per_s > src->meter.full_every)      /* the full assessment at most once a second */
+		src->meter.full_every = (uint32_t)per_s;
 }
 
 struct entropy_source *rng_find_source(struct rng *r, const char *name)

@@ -661,6 +661,8 @@ static void test_periodic_source_with_wide_jitter_is_credited(void **state)
 {
 	(void)state;
 	struct run per = run_ticks(d_jittered, 4000, 1);
+	assert_int_equal(s1.meter.full_every, 1024);  /* 1 GHz / PERIOD: once a second */
+	assert_true(s1.meter.full_n >= 4000 - 1024);
 	assert_true(s1.meter.h_milli >= RNG_METER_PERIODIC_FLOOR_MILLI);
 	assert_true(per.credited > 0);
 	assert_true(per.credited * 1000 <= per.est_milli + 999);
