@@ -103,18 +103,18 @@ DETERMINISTIC_GUEST_MS = 20000
 
 def periodic_rules_on_a_deterministic_clock(bochs):
     """sync=none: Bochs's clock is its instruction count, a deterministic
-    machine (two boots gave the same timer samples). The rtc credits
-    nothing there, and the timer measures only the few ticks that woke
-    the CPU a period apart; what those earn is a limit docs/ENTROPY.md
-    states (section 7), not asserted here either way."""
+    machine (two boots gave the same timer samples). The periodic rules
+    measure only the ticks that woke the CPU a period apart, few here;
+    what those still earn (a few bits in 20 s, now and then) is the limit
+    docs/ENTROPY.md states (section 7), not asserted either way."""
     deadline = time.monotonic() + 120
     while int(bochs.status()["uptime_ms"]) < DETERMINISTIC_GUEST_MS:
         assert time.monotonic() < deadline, bochs.status()
         time.sleep(1.0)
     src = bochs.sources()
-    rtc, timer = src["rtc"], src["timer"]
-    assert int(rtc["events"]) > 0 and rtc["credited"] == "0", rtc
-    assert int(timer["skipped"]) * 10 >= int(timer["events"]) * 9, timer
+    for name in ("timer", "rtc"):
+        f = src[name]
+        assert int(f["skipped"]) * 5 >= int(f["events"]) * 4 > 0, f
 
 
 @pytest.mark.timeout(150)
