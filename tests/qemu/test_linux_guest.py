@@ -19,6 +19,24 @@ def assert_guest_built():
         assert os.path.exists(os.path.join(GUEST, f)), "make test builds %s (scripts/linux-guest)" % f
 
 
+def settled_egd(vm, st0, timeout=10):
+    """rand86's status once no 0x02 request is left half answered.
+    egd_requests counts a request when its last byte is sent, egd_bytes
+    every byte: when the guest exits, QEMU's buffer asked ahead may still
+    be owed bytes (1143 sent for 17 requests seen on a loaded host), and
+    rand86 finishes it into the closed socket as entropy comes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = vm.status()
+        sent = int(st["egd_bytes"]) - int(st0["egd_bytes"])
+        if sent == (int(st["egd_requests"]) - int(st0["egd_requests"])) * BUF:
+            return st
+        assert time.monotonic() < deadline, \
+            "egd_bytes %d for %d requests after %d s: more than asked, or one never finished" % (
+                sent, int(st["egd_requests"]) - int(st0["egd_requests"]), timeout)
+        time.sleep(0.3)
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("nbytes", [256, 1000])
 def test_virtio_rng_guest_reads_what_rand86_serves_over_egd(nbytes):
@@ -31,13 +49,14 @@ def test_virtio_rng_guest_reads_what_rand86_serves_over_egd(nbytes):
             time.sleep(0.3)
         st0 = vm.status()
         res = run_linux_guest(sock, nbytes)
-        st1 = vm.status()
+        st1 = settled_egd(vm, st0)
     assert res["rng_current"] == "virtio_rng.0", res
     assert int(res["hwrng_bytes"]) == nbytes, res
     served = int(st1["random_bytes"]) - int(st0["random_bytes"])
     requests = int(st1["egd_requests"]) - int(st0["egd_requests"])
     assert served == int(st1["egd_bytes"]) - int(st0["egd_bytes"]), (st0, st1)
     # rand86 sent exactly what QEMU asked: one 0x02 64 per guest buffer
+    # (settled_egd waited for that; here it is for the reader)
     assert served == requests * BUF, "served %d for %d requests" % (served, requests)
     # What QEMU asked for: what the guest took (its reads and the kernel's
     # early 32 bytes) in whole buffers, one buffer the driver asks for
