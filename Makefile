@@ -22,8 +22,8 @@ KCFLAGS := -m32 -march=i386 -ffreestanding -fno-pic -fno-pie -fno-stack-protecto
 	-fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -nostdinc -ffunction-sections -fdata-sections -falign-functions=1 -falign-jumps=1 -falign-loops=1 -falign-labels=1 \
 	-isystem $(NEWLIB_INC) -isystem $(shell gcc -m32 -print-file-name=include) \
-	-I. -Iarch/x86 -Ientropy -DRAND86_VERSION='"$(VERSION)"'
-KASFLAGS := -m32 -march=i386 -I. -Iarch/x86
+	-I. -DRAND86_VERSION='"$(VERSION)"'
+KASFLAGS := -m32 -march=i386 -I.
 KLDFLAGS := -m elf_i386 -T link.ld -nostdlib -z noexecstack --no-warn-rwx-segments --gc-sections
 
 include entropy/entropy.mk
@@ -119,23 +119,21 @@ clean: clean-media
 .PHONY: floppy hdd clean-media
 
 # --- running ---
-# Every QEMU command line is built by qemu_argv() in the harness,
-# tests/qemu/rand86.py. The scripts import it as `rand86` from HARNESS
-# (PYRUN puts it, and tools/ for samples2bin, on PYTHONPATH); the QEMU
-# tests run in that directory.
-HARNESS := tests/qemu
-PYRUN   := PYTHONPATH=$(abspath $(HARNESS)):$(abspath tools) $(PYTHON)
+# Every QEMU and Bochs command line is built by the harness, the Python
+# package rand86/ at the root; scripts run as modules from here (-m), so
+# they and the tests import it by name.
+PYRUN   := $(PYTHON) -m
 RUN_APPEND ?=
 # A window (the VGA dashboard; its keyboard and mouse feed the trusted
 # sources) when there is a display to open it on, else none.
 RUN_DISPLAY ?= $(if $(DISPLAY)$(WAYLAND_DISPLAY),gtk,none)
 
 run: deps $(BUILD)/rand86.elf
-	@$(PYRUN) scripts/run.py --append "$(RUN_APPEND)" --display $(RUN_DISPLAY)
+	@$(PYRUN) scripts.run --append "$(RUN_APPEND)" --display $(RUN_DISPLAY)
 
 # --- tests ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Wall -Wextra -Werror -I. -Ilib
+	-Wall -Wextra -Werror -I.
 LIB_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_lib_*.c))
 
 $(BUILD)/host/test_lib_%: tests/unit/test_lib_%.c lib/options.c lib/num.c lib/lineedit.c lib/fmt.c \
@@ -153,18 +151,18 @@ test-host: test-lib test-entropy
 # whose other headers only declare what the model defines).
 DRV_TESTS := $(BUILD)/host/test_drv_ne2000
 $(BUILD)/host/test_drv_ne2000: tests/unit/test_drv_ne2000.c tests/unit/ne2k_model.c drivers/ne2000.c \
-		lib/fmt.c lib/options.c lib/num.c tests/unit/ne2k_model.h tests/unit/fake/io.h \
-		tests/unit/fake/cpu.h drivers/ne2000.h drivers/pci.h entropy/entropy.h \
+		lib/fmt.c lib/options.c lib/num.c tests/unit/ne2k_model.h tests/unit/fake/arch/x86/io.h \
+		tests/unit/fake/arch/x86/cpu.h drivers/ne2000.h drivers/pci.h entropy/entropy.h \
 		arch/x86/irq.h arch/x86/pic.h arch/x86/clock.h $(wildcard lib/*.h) | deps
 	@mkdir -p $(dir $@)
-	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -Ientropy -Iarch/x86 -o $@ $(filter %.c,$^) -lcmocka
+	gcc -Itests/unit/fake -Itests/unit $(HOST_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 DRV_TESTS += $(BUILD)/host/test_drv_rtc
 $(BUILD)/host/test_drv_rtc: tests/unit/test_drv_rtc.c arch/x86/rtc.c arch/x86/cmos.c arch/x86/rtc.h \
-		arch/x86/cmos.h tests/unit/fake/io.h tests/unit/fake/cpu.h arch/x86/irq.h \
+		arch/x86/cmos.h tests/unit/fake/arch/x86/io.h tests/unit/fake/arch/x86/cpu.h arch/x86/irq.h \
 		arch/x86/clock.h | deps
 	@mkdir -p $(dir $@)
-	gcc -Itests/unit/fake $(HOST_CFLAGS) -Iarch/x86 -o $@ tests/unit/test_drv_rtc.c -lcmocka
+	gcc -Itests/unit/fake $(HOST_CFLAGS) -o $@ tests/unit/test_drv_rtc.c -lcmocka
 
 test-drv: $(DRV_TESTS)
 	@for t in $(DRV_TESTS); do echo "== $$t"; $$t || exit 1; done
@@ -182,14 +180,14 @@ $(BUILD)/sha1-i386-test.elf: $(SHA1_TEST_OBJS) link.ld
 	@ld $(KLDFLAGS) -o $@ $(SHA1_TEST_OBJS) $(NEWLIB_LIBC) $(LIBGCC)
 test-sha1-i386: $(BUILD)/sha1-i386-test.elf
 	@echo "== $<"
-	@$(PYRUN) scripts/run.py --batch --kernel $<; \
+	@$(PYRUN) scripts.run --batch --kernel $<; \
 	rc=$$?; [ $$rc -eq 1 ] || { echo "test-sha1-i386: QEMU exit status $$rc (1 = pass)"; exit 1; }
 test-host: test-sha1-i386
 .PHONY: test-sha1-i386
 
 PYTEST_ARGS ?=
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
-	cd tests/qemu && $(PYRUN) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) .
+	$(PYRUN) pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests/qemu
 
 test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/linux/initrd.gz
 
@@ -200,7 +198,7 @@ $(BUILD)/linux/initrd.gz: scripts/linux-guest | deps
 
 # The old-PC media and Bochs tests alone (also part of test-qemu).
 test-media: $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
-	cd tests/qemu && $(PYRUN) -m pytest -q -p no:cacheprovider -rxX $(PYTEST_ARGS) test_media.py test_bochs.py
+	$(PYRUN) pytest -q -p no:cacheprovider -rxX $(PYTEST_ARGS) tests/qemu/test_media.py tests/qemu/test_bochs.py
 .PHONY: test-media
 
 test: deps
@@ -216,17 +214,17 @@ distclean:
 # --- measurements (not tests: no thresholds) ---
 bench: deps $(BUILD)/rand86.elf
 	$(MAKE) bench-host > $(BUILD)/bench-host.txt
-	$(PYRUN) scripts/bench.py --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
+	$(PYRUN) scripts.bench --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
 
 rngtest: deps $(BUILD)/rand86.elf
-	$(PYRUN) scripts/rngtest_qemu.py
+	$(PYRUN) scripts.rngtest_qemu
 
 # --- soak: 10 minutes of keys, frames, COM2 garbage and console commands,
 # every docs/PROTOCOL.md invariant checked (not in `make test`); SOAK_SECONDS to change ---
 SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
-	$(PYRUN) scripts/soak.py --seconds $(SOAK_SECONDS)
+	$(PYRUN) scripts.soak --seconds $(SOAK_SECONDS)
 
 # --- credited bits vs the meter and SP 800-90B (docs/compare.md, docs/compare.png) ---
 compare: deps $(BUILD)/rand86.elf
-	$(PYRUN) scripts/compare.py
+	$(PYRUN) scripts.compare

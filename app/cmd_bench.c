@@ -17,9 +17,9 @@
 #include "app/commands.h"
 #include "app/shell.h"
 #include "kern/kernel.h"
-#include "cpu.h"
-#include "clock.h"
-#include "cmos.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/clock.h"
+#include "arch/x86/cmos.h"
 #include "lib/fmt.h"
 
 #define SAMPLE_REPS   255        /* timed samples (cycles) */

@@ -11,8 +11,8 @@
 #include "app/dashboard.h"
 #include "kern/kernel.h"
 #include "app/serve.h"
-#include "pit.h"
-#include "clock.h"
+#include "arch/x86/pit.h"
+#include "arch/x86/clock.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include "app/serve.h"
 #include "kern/kernel.h"
-#include "clock.h"
+#include "arch/x86/clock.h"
 #include "drivers/serial.h"
 
 #define EGD_GET_BITS     0x00

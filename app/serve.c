@@ -5,7 +5,7 @@
 #include "app/serve.h"
 #include "app/shell.h"
 #include "kern/kernel.h"
-#include "clock.h"
+#include "arch/x86/clock.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 

@@ -14,11 +14,11 @@
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/options.h"
-#include "entropy.h"
-#include "cpu.h"
-#include "io.h"
-#include "irq.h"
-#include "clock.h"
+#include "entropy/entropy.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/clock.h"
 
 /* Command block registers, offsets from the channel's base (ATA-2,
  * X3T10/0948D, 7.2 "I/O register descriptions"); bits under each. */

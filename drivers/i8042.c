@@ -25,7 +25,7 @@
 #include "arch/x86/irq.h"
 #include "arch/x86/clock.h"
 #include "lib/kprintf.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 /* Ports and controller commands (IBM PC/AT Technical Reference, "8042
  * keyboard controller"); bits under each. */

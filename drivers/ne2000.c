@@ -11,13 +11,13 @@
 #include "drivers/pci.h"
 #include "lib/kprintf.h"
 #include "lib/options.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 #include "lib/fmt.h"
-#include "cpu.h"
-#include "io.h"
-#include "irq.h"
-#include "pic.h"
-#include "clock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/pic.h"
+#include "arch/x86/clock.h"
 
 /* DP8390D registers, offsets from the I/O base (National DP8390D
  * datasheet, 7.0 "Register Descriptions"); bits under each. CR is on

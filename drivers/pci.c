@@ -2,8 +2,8 @@
  * (bit 31 enable, bus 23:16, device 15:11, function 10:8, register 7:2),
  * then the dword read or written at 0xCFC. */
 #include "drivers/pci.h"
-#include "cpu.h"
-#include "io.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
 
 /* Configuration mechanism #1 (PCI Local Bus Specification 3.0, 3.2.2.3.2). */
 #define PCI_ADDR 0xCF8

@@ -1,11 +1,11 @@
 /* National Semiconductor 16550 UART (8250 family): COM1 and COM2. */
 #include <string.h>
 #include "serial.h"
-#include "cpu.h"
-#include "io.h"
-#include "irq.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
+#include "arch/x86/irq.h"
 #include "lib/kprintf.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 #include "lib/uart_tx.h"
 
 

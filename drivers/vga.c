@@ -1,6 +1,6 @@
 /* VGA text console at 0xB8000. */
 #include "vga.h"
-#include "io.h"
+#include "arch/x86/io.h"
 
 #define VGA_TEXT      ((volatile uint16_t *)0xB8000)
 #define VGA_ATTR_LOG  0x07          /* light grey on black */

@@ -12,7 +12,7 @@ ENTROPY_PYTHON := /usr/bin/python3
 ENTROPY_HOST := $(BUILD)/host
 ENTROPY_HOST_CC := gcc
 ENTROPY_HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Wall -Wextra -Werror -I. -Ientropy -Itests/fuzz -I$(ENTROPY_HOST)/gen
+	-Wall -Wextra -Werror -I. -Itests/fuzz -I$(ENTROPY_HOST)/gen
 ENTROPY_HDRS := entropy/entropy.h entropy/entropy_internal.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
@@ -76,7 +76,7 @@ test-entropy: $(ENTROPY_TEST_BINS) $(ENTROPY_HOST)/gen/mix_vectors.h $(ENTROPY_H
 $(ENTROPY_HOST)/fuzz_entropy: tests/fuzz/fuzz_entropy.c $(ENTROPY_OPS) $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Wall -Wextra -Werror -I. -Ientropy -Itests/fuzz -o $@ $< tests/fuzz/entropy_ops.c \
+		-Wall -Wextra -Werror -I. -Itests/fuzz -o $@ $< tests/fuzz/entropy_ops.c \
 		$(ENTROPY_SRCS) $(ENTROPY_STUB)
 
 fuzz: $(ENTROPY_HOST)/fuzz_entropy
@@ -87,7 +87,7 @@ fuzz: $(ENTROPY_HOST)/fuzz_entropy
 # The on-board estimator on a `samples` capture (tools/h_estimate.c).
 $(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c entropy/fixed.c $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
-	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -Ientropy -o $@ $< entropy/measure.c \
+	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $< entropy/measure.c \
 		entropy/est_stat.c entropy/fixed.c
 
 h-estimate: $(ENTROPY_HOST)/h_estimate
@@ -96,7 +96,7 @@ h-estimate: $(ENTROPY_HOST)/h_estimate
 # not a test (no thresholds), so its driver lives in tools/bench/.
 $(ENTROPY_HOST)/bench_entropy: tools/bench/bench_entropy.c $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
-	gcc -std=gnu11 -g -O2 -Wall -Wextra -Werror -I. -Ientropy -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB)
+	gcc -std=gnu11 -g -O2 -Wall -Wextra -Werror -I. -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB)
 
 bench-host: $(ENTROPY_HOST)/bench_entropy
 	@rm -rf $(ENTROPY_HOST)/callgrind && mkdir -p $(ENTROPY_HOST)/callgrind

@@ -1,6 +1,6 @@
 /* Console output: COM1 and its VGA mirror, the writers behind kprintf and panic_printf. */
 #include "kern/kernel.h"
-#include "cpu.h"
+#include "arch/x86/cpu.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 

@@ -4,10 +4,10 @@
 #include "drivers/ata.h"
 #include "drivers/ne2000.h"
 #include <stdio.h>
-#include "pit.h"
-#include "clock.h"
-#include "rtc.h"
-#include "irq.h"
+#include "arch/x86/pit.h"
+#include "arch/x86/clock.h"
+#include "arch/x86/rtc.h"
+#include "arch/x86/irq.h"
 
 /* The `timer` source (docs/PROTOCOL.md, "Devices"): the PIT's tick timed by the TSC, two
  * oscillators. Under credit=measured only; with no TSC the clock IS the

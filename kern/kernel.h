@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include "lib/kprintf.h"
 #include "lib/options.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 /*
  * Layers (README "The source tree"): boot/ -> app/ -> kern/ -> drivers/ ->

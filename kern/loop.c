@@ -1,9 +1,9 @@
 /* The main loop: one pass, its pollers, the one wait, and the pass counter. */
 #include "kern/kernel.h"
-#include "cpu.h"
-#include "irq.h"
-#include "pit.h"
-#include "clock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/pit.h"
+#include "arch/x86/clock.h"
 
 #define MAX_POLLERS 8
 

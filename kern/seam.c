@@ -1,7 +1,7 @@
 /* The live pools, and the kernel's side of the entropy core's seam (entropy/entropy.h). */
 #include "kern/kernel.h"
-#include "cpu.h"
-#include "clock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/clock.h"
 
 struct rng rng_live;
 

@@ -20,7 +20,7 @@ targets:
       bits per second and per sample credited from each headless source
       (timer, ata0) over ~HEADLESS_SECONDS idle, its live estimate h_milli,
       and, only when NIST's ea_non_iid is on PATH, the tool's SP 800-90B
-      estimate of a `samples` capture of it (8-bit symbols, tools/samples2bin.py).
+      estimate of a `samples` capture of it (8-bit symbols, rand86/samples2bin.py).
 Prints the table; writes it with the date, CPU model and accelerator to
 --out. Exits non-zero only when a measurement could not be taken.
 Standard library only.
@@ -277,7 +277,7 @@ def capture(vm, name, n):
 
 def headless_figures():
     """Idle appliance with a disk: credited rate per source, then captures."""
-    import samples2bin
+    from rand86 import samples2bin
     res = {}
     with tempfile.TemporaryDirectory(prefix="rand86-bench-") as tmp:
         img = os.path.join(tmp, "disk.img")

@@ -47,7 +47,7 @@ import threading
 import time
 
 from rand86 import ROOT, ELF, Rand86, Wire, accel, cpu_model, key_event, qemu_version
-import samples2bin
+from rand86 import samples2bin
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
 WARMUP_EVENTS = 128       # of the main source, before the measured stretch

@@ -4,7 +4,7 @@
 COM1 (console) and the QEMU monitor share this terminal (Ctrl-A X quits,
 Ctrl-A C switches to the monitor); COM2 (the stream port) is a host
 pseudo-terminal; an NE2000 on PCI sits on QEMU user networking. The
-command line comes from the harness's qemu_argv() (tests/qemu/rand86.py),
+command line comes from the harness's qemu_argv() (rand86/__init__.py),
 like every other QEMU this project starts; this script prints it and
 then becomes QEMU.
     make run RUN_APPEND="hz=1000 credit=tso"

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 static struct rng_meter m;
 

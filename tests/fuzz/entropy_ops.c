@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "entropy_internal.h"
+#include "entropy/entropy_internal.h"
 #include "entropy_ops.h"
 
 extern uint64_t stub_time, stub_time_step;

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 #define OPS_SOURCES 4
 #define OPS_BUF 4096

@@ -38,7 +38,7 @@ def machine(kind, scratch):
 
 @pytest.fixture(scope="module", params=["pci", "isa"])
 def bochs(request):
-    from bochs import Bochs
+    from rand86.bochs import Bochs
     for img in (ISO, FLOPPY, HDD):
         assert os.path.exists(img), "%s missing: make iso floppy hdd" % img
     scratch = tempfile.mkdtemp(prefix="rand86-bochs-media-")

@@ -1,4 +1,4 @@
-"""`samples NAME N` capture, `credit=tso`, and tools/samples2bin.py.
+"""`samples NAME N` capture, `credit=tso`, and rand86/samples2bin.py.
 
 Keys are injected with QMP input-send-event, so their timing comes from
 this test: assertions are counts and relations, never exact bit values.
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-import samples2bin                # tools/, on PYTHONPATH from the Makefile (PYRUN)
+from rand86 import samples2bin
 from rand86 import ROOT, Rand86
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "up", "right", "kp_enter"]
@@ -118,7 +118,7 @@ def test_credit_tso_credits_at_least_xymoron():
     assert tc >= xc, (xc, tc, xk, tk)
 
 
-# ---- tools/samples2bin.py (no QEMU) ----
+# ---- rand86/samples2bin.py (no QEMU) ----
 
 CAPTURE = ("rand86> samples keyboard 4\r\n"
            "# capturing 4 samples of keyboard: raw_delta shifted_delta (hex); no credit meanwhile\r\n"
@@ -131,9 +131,9 @@ CAPTURE = ("rand86> samples keyboard 4\r\n"
 
 
 def run_tool(*args, stdin=None):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "samples2bin.py")]
+    return subprocess.run([sys.executable, "-m", "rand86.samples2bin"]
                           + list(args), input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=20)
+                          stderr=subprocess.PIPE, timeout=20, cwd=ROOT)
 
 
 def test_samples2bin_default_raw_and_bits():

@@ -1,7 +1,7 @@
 /* Host seam for entropy/: a scripted clock and main-loop counter. */
 #include <stdint.h>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 extern uint64_t stub_time, stub_time_step;
 extern uint32_t stub_switches, stub_clock_khz;

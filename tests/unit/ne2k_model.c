@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ne2k_model.h"
-#include "io.h"
+#include "arch/x86/io.h"
 #include "drivers/pci.h"
 #include "lib/kprintf.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 struct ne2k_model M;
 

@@ -14,10 +14,10 @@
 #define NE2K_MODEL_H
 #include <stdint.h>
 #include <setjmp.h>
-#include "cpu.h"
-#include "irq.h"
-#include "pic.h"
-#include "clock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/pic.h"
+#include "arch/x86/clock.h"
 
 #define M_IO  0x300
 #define M_IRQ 9

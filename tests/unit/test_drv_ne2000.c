@@ -15,10 +15,10 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ne2k_model.h"
-#include "io.h"
+#include "arch/x86/io.h"
 #include "drivers/ne2000.h"
 #include "lib/options.h"
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 /* What the driver defines (drivers/ne2000.c): header count = frame + 4 */
 #define RX_START 0x46

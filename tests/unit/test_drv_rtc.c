@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "io.h"
-#include "cpu.h"
-#include "irq.h"
-#include "clock.h"
+#include "arch/x86/io.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/clock.h"
 /* The sources themselves, in this unit: arch/x86's own io.h and cpu.h
  * would win over tests/unit/fake/ for a file there, but the fakes above
  * already hold their include guards. */

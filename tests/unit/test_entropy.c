@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "entropy_internal.h"
+#include "entropy/entropy_internal.h"
 
 /* The scripted seam (entropy_platform_stub.c). */
 extern uint64_t stub_time, stub_time_step;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "entropy_internal.h"
+#include "entropy/entropy_internal.h"
 #include "../vectors/pred_expected.h"
 
 #define NVEC (sizeof(pred_expect) / sizeof(pred_expect[0]))

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "entropy_internal.h"
+#include "entropy/entropy_internal.h"
 #include "est_stat_vectors.h"
 
 /*

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "entropy_internal.h"
-#include "io.h"
+#include "entropy/entropy_internal.h"
+#include "arch/x86/io.h"
 
 void rng_sha1_compress_portable(uint32_t state[5], const uint32_t block[16]);
 void kmain(void);

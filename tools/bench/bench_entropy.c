@@ -13,7 +13,7 @@
 #include <string.h>
 #include <valgrind/callgrind.h>
 
-#include "entropy_internal.h"
+#include "entropy/entropy_internal.h"
 
 extern uint64_t stub_time;
 extern uint32_t stub_switches, stub_clock_khz;

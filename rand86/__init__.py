@@ -3,8 +3,8 @@
 The one place that knows how rand86 is started under QEMU: qemu_argv()
 builds every command line (tests, `make run` through scripts/run.py,
 scripts/bench.py, compare.py, rngtest_qemu.py, and the KVM probe in
-accel()). The tests import it as `rand86` (pytest runs in tests/qemu);
-the Makefile puts tests/qemu on PYTHONPATH for the scripts.
+accel()). Tests and scripts import it by name from the repository's
+root (pytest.ini; the scripts run as `python3 -m scripts.NAME`).
 
 Standard library only. Every wait has a timeout; close() always ends QEMU.
 """
@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # RAND86_ELF: boot another image (e.g. a build from before a fix) with the same tests.
 ELF = os.environ.get("RAND86_ELF") or os.path.join(ROOT, "build", "rand86.elf")
 ISO = os.path.join(ROOT, "build", "rand86.iso")

@@ -1,4 +1,4 @@
-/* Host stand-in for arch/x86/io.h (tests/unit/fake/ comes before arch/x86
+/* Host stand-in for arch/x86/io.h (tests/unit/fake/ comes before the root
  * on the include path of the driver model tests, so the real irq.h, pic.h
  * and clock.h declare what the model defines): every port access goes to
  * the device model its test links (tests/unit/ne2k_model.c, the MC146818

@@ -8,7 +8,7 @@ The output holds one symbol per byte, as ea_non_iid reads it: by default
 the low 8 bits of the shifted delta of each sample; --raw takes the raw
 delta instead; --bits N keeps only the low N bits (1..8).
 
-    tools/samples2bin.py capture.txt samples.bin
+    python3 -m rand86.samples2bin capture.txt samples.bin
     ea_non_iid -v samples.bin 8
 
 Standard library only.
