@@ -26,6 +26,7 @@ int cmd_status(int argc, char **argv)
 	kprintf("uptime_ms: %s\r\n", u64_str(b, clock_ms()));
 	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
 	kprintf("clock: %s\r\n", clock_is_tsc() ? "tsc" : "pit");
+	kprintf("clock_counts: %s\r\n", clock_counts_instructions() ? "instructions" : "time");
 	kprintf("hz: %lu\r\n", (unsigned long)pit_hz());
 	kprintf("credit: %s\r\n", credit_name(st.estimator));
 	kprintf("primary_bits: %d\r\n", st.primary_bits);

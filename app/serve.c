@@ -94,7 +94,10 @@ static int parse_count_format(int argc, char **argv, uint32_t *count, struct out
  *   `fed by timer, ata0 (warming up); typing or moving the mouse adds more`
  *   `type on the keyboard or move the mouse`   (no other trusted source)
  *   `fed by timer (failing its health tests)`  (no keyboard, no mouse)
- * Returns 0 when no trusted source is present at all.
+ * On a machine whose clock counts instructions the sources it times
+ * earn nothing (entropy/random.c), so only a person is named:
+ *   `this machine's clock counts instructions: type on the keyboard`
+ * Returns 0 when no source that could earn credit is present at all.
  */
 static int feed_hint(char *hint, size_t size)
 {
@@ -104,14 +107,16 @@ static int feed_hint(char *hint, size_t size)
 	};
 	char fed[128] = "";
 	size_t len = 0;
-	int kbd = 0, mouse = 0;
+	int kbd = 0, mouse = 0, bound = 0;
 	for (struct entropy_source *e = rng_source_next(&rng_live, NULL); e;
 	     e = rng_source_next(&rng_live, e)) {
 		struct rng_source_stats ss;
 		rng_source_stats(e, &ss);
 		if (!ss.trusted)
 			continue;
-		if (strcmp(ss.name, "keyboard") == 0)
+		if (ss.clock_bound)
+			bound = 1;
+		else if (strcmp(ss.name, "keyboard") == 0)
 			kbd = 1;
 		else if (strcmp(ss.name, "mouse") == 0)
 			mouse = 1;
@@ -123,8 +128,10 @@ static int feed_hint(char *hint, size_t size)
 		(kbd && mouse ? "; typing or moving the mouse adds more" :
 		 kbd ? "; typing adds more" : mouse ? "; moving the mouse adds more" : "") :
 		(kbd && mouse ? "type on the keyboard or move the mouse" :
-		 kbd ? "type on the keyboard" : mouse ? "move the mouse" : "");
-	snprintf(hint, size, "%s%s", fed, person);
+		 kbd ? "type on the keyboard" : mouse ? "move the mouse" :
+		 bound ? "no keyboard or mouse to seed it" : "");
+	snprintf(hint, size, "%s%s%s", bound && !len ? "this machine's clock counts instructions: " : "",
+		fed, person);
 	return len || kbd || mouse;
 }
 

@@ -409,11 +409,13 @@ static void i8042_start(struct rng *rng, int cfg, int kbd, int aux)
 {
 	if (kbd) {
 		kbd_src = create_entropy_source(rng, &kbd_src_storage, "keyboard", KBD_IRQ, 1, 1);
+		rng_source_outside_timed(kbd_src);      /* a person's key, not our clock's */
 		have_keyboard = 1;
 	}
 	if (aux) {
 		mouse_gap_ticks = (uint64_t)clock_khz() * MOUSE_GAP_MS;
 		mouse_src = create_entropy_source(rng, &mouse_src_storage, "mouse", MOUSE_IRQ, 1, 1);
+		rng_source_outside_timed(mouse_src);
 		have_mouse = 1;
 	}
 	flush_output();

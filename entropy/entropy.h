@@ -119,6 +119,9 @@ struct entropy_source {
 	struct rng_meter meter;
 	/* own back-to-back check instead of the instance's shared one (timer) */
 	int own_pass_check;
+	/* its events are caused outside the machine (a person's key or hand),
+	 * not scheduled by the machine's own clock (rng_source_outside_timed) */
+	int outside_timed;
 	uint32_t own_last_switches;
 	/* capture: while capture != NULL, samples are mixed but credit nothing */
 	struct rng_capture *volatile capture;
@@ -149,6 +152,8 @@ struct rng {
 	 * latch set once they reach RNG_SEED_BITS (never cleared) */
 	uint64_t primary_credited_bits;
 	int seeded;
+	/* the machine's clock counts instructions (rng_clock_counts_instructions) */
+	int instruction_clock;
 	int seed_reseed_due;                 /* credit=measured: urandom's first read reseeds */
 	/* every bit removed from a pool count: credited_bits == primary +
 	 * secondary + spent_bits, exactly, at every moment between calls */
@@ -177,6 +182,7 @@ struct rng_source_stats {
 	uint32_t unmeasured;                 /* samples its full queue dropped: never credited */
 	uint64_t skipped;                    /* busy, or a delta not one period: never measured */
 	int health;                          /* enum rng_health */
+	int clock_bound;                     /* credits nothing: its time is the machine's instruction count */
 };
 
 /* ---- The seam: what the core needs of the platform, handed to it once
@@ -228,6 +234,13 @@ void rng_source_own_pass_check(struct entropy_source *src);
  * measured, and its live estimate credits nothing below
  * RNG_METER_PERIODIC_FLOOR_MILLI (random.c, "Sources that need no person"). */
 void rng_source_periodic(struct entropy_source *src, uint32_t period_ticks);
+/* A source whose events a person causes (keyboard, mouse): on a machine
+ * whose clock counts instructions it alone may still be credited. */
+void rng_source_outside_timed(struct entropy_source *src);
+/* The platform's clock counts instructions, not time (a deterministic
+ * emulator): under credit=measured, only outside-timed sources earn
+ * credit from now on (random.c, "A clock that counts instructions"). */
+void rng_clock_counts_instructions(struct rng *r);
 
 /* Measurement (measure.c): portable, integer-only, no seam needed. */
 void rng_meter_init(struct rng_meter *m);

@@ -215,6 +215,37 @@
  *     harmless only as long as the addresses are not derived from output
  *     they can predict. ata=untrusted or ata=off refuse the source.
  *
+ * A clock that counts instructions
+ * ================================
+ *
+ * Everything above times an interrupt against a clock and trusts the
+ * difference of two oscillators. Under an emulator that runs
+ * deterministically (Bochs with `clock: sync=none`, QEMU with -icount)
+ * there is one oscillator: guest time is the instruction count, the TSC,
+ * the PIT, the RTC and a disk's completion are all functions of it, and
+ * the machine replays itself exactly on the next boot. The samples still
+ * look like noise - the moment an interrupt is taken depends on what the
+ * CPU was doing - so every estimator of one boot pays them (under Bochs
+ * the timer and a disk reading zeros seeded the pools, and two boots sent
+ * the same bytes: docs/restart.md). No statistic of one boot can tell;
+ * SP 800-90B's restart test (3.1.4) can, across boots, and rand86 cannot
+ * restart itself. What it can do at boot is ask whether its clock counts
+ * time at all (arch/x86/clock.c: a port read costs a microsecond of ISA
+ * bus on every PC and one instruction on such an emulator). When the
+ * kernel layer says the clock counts instructions
+ * (rng_clock_counts_instructions), a trusted source is credited nothing
+ * unless its events are caused outside the machine
+ * (rng_source_outside_timed: the keyboard and the mouse, a person's
+ * timing, which reaches a deterministic emulator through the host's wall
+ * clock); the timer, the rtc and the disks are still mixed, measured and
+ * shown, and `sources` shows credited=0. Default-deny: a source added
+ * later earns nothing there until it says a person drives it. On real
+ * hardware the check finds time and nothing changes: the meter decides.
+ * What it does not catch: an emulator that charges a port read its ISA
+ * cost in emulated cycles (cycle-accurate PC emulators) - there the
+ * restart test (make restart-test) is the judge. Under credit=xymoron
+ * and credit=tso nothing changes: the seeds' rules, hole included.
+ *
  * Seeded before serving (credit=measured)
  * =======================================
  *
@@ -750,6 +781,22 @@ void rng_source_own_pass_check(struct entropy_source *src)
 	src->own_pass_check = 1;
 }
 
+void rng_source_outside_timed(struct entropy_source *src)
+{
+	src->outside_timed = 1;
+}
+
+void rng_clock_counts_instructions(struct rng *r)
+{
+	r->instruction_clock = 1;
+}
+
+/* Credits nothing on this machine: see "A clock that counts instructions". */
+static int rng_source_clock_bound(const struct entropy_source *src)
+{
+	return src->rng->instruction_clock && !src->outside_timed;
+}
+
 void rng_source_periodic(struct entropy_source *src, uint32_t period_ticks)
 {
 	uint64_t per_s = period_ticks ? (uint64_t)rng_plat->clock_khz() * 1000u / period_ticks : 0;
@@ -820,6 +867,7 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 	st->apt_fail = src->meter.apt_fail;
 	st->unmeasured = src->mq_dropped;
 	st->skipped = src->skipped;
+	st->clock_bound = src->trusted && rng_source_clock_bound(src);
 	rng_plat->irq_restore(flags);
 }
 
@@ -1052,6 +1100,8 @@ static unsigned rng_measure_source(struct entropy_source *src)
 	}
 	h = rng_meter_estimate(&src->meter);
 	if (src->period && h < RNG_METER_PERIODIC_FLOOR_MILLI)
+		h = 0;
+	if (rng_source_clock_bound(src))
 		h = 0;
 	for (i = tail; i != head; i++) {
 		e = &src->mq[i & (RNG_METER_INQ - 1)];

@@ -142,6 +142,14 @@ static const struct device {
 
 void devices_init(struct rng *r, const struct boot_options *o)
 {
+	/* On a deterministic machine the sources timed by its own clock
+	 * earn nothing (entropy/random.c, "A clock that counts instructions"). */
+	if (clock_counts_instructions()) {
+		rng_clock_counts_instructions(r);
+		if (o->credit == RNG_CREDIT_MEASURED)
+			kprintf("entropy: this machine's clock counts instructions: only a person's "
+				"keys and mouse earn credit\r\n");
+	}
 	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
 		const struct device *d = &devices[i];
 		if (d->init(r, o) != 0)

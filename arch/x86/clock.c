@@ -119,6 +119,68 @@ static void use_pit_clock(void)
 	pit_track_merged_ticks();
 }
 
+/*
+ * Does the clock measure time, or count instructions? Under an emulator
+ * that runs deterministically (Bochs with `clock: sync=none`, QEMU with
+ * -icount), guest time IS the instruction count: every clock the PC has
+ * (TSC, PIT, RTC) and every device's completion time is a function of it,
+ * so interrupts timed by it replay exactly on the next boot, and no
+ * statistic of one boot can tell (SP 800-90B 3.1.4: only a restart test
+ * can). What such a clock cannot fake is the cost of a port read: on
+ * every PC a read of an ISA-range port is a bus cycle of about a
+ * microsecond (8 MHz ISA, or the LPC bus that stands in for it), tens of
+ * cycles on a 16 MHz 386SX and thousands on a modern CPU, and a trapping
+ * hypervisor or a host-timed emulator spends host time on it; an
+ * instruction-counting clock charges it one instruction, like a register
+ * move. So two loops of the same instructions but one, 256 reads of
+ * port 0x61 (system control port B: reading it changes nothing) against
+ * 256 register moves, are timed with interrupts off, the shortest of
+ * IOCHK_RUNS each (a host's preemption only ever lengthens a run): the
+ * port reads must take 5/4 of the moves plus two ticks of the clock, or
+ * the clock counts instructions. A real 386SX-16 is about 2x (a 7-clock
+ * IN plus ISA wait states against a 2-clock MOV, each with a 9-clock
+ * DEC/JNZ), a 486 and later 5x to 1000x; Bochs and QEMU -icount are
+ * exactly 1x. Both loops stay under a millisecond on a 386SX-16, inside
+ * one tick at hz=1000, so the PIT clock never loses a tick to them.
+ */
+#define IOCHK_PORT  0x61
+#define IOCHK_LOOPS 256u
+#define IOCHK_RUNS  4
+
+static int counts_instructions;
+
+static uint64_t iochk_loop(int port_reads)
+{
+	uint32_t n = IOCHK_LOOPS;
+	unsigned long f = irq_save();
+	uint64_t t0 = clock_now();
+	if (port_reads)
+		__asm__ volatile("1: inb %1, %%al\n\t decl %0\n\t jnz 1b"
+			: "+c"(n) : "i"(IOCHK_PORT) : "eax", "cc");
+	else
+		__asm__ volatile("1: movb %%ah, %%al\n\t decl %0\n\t jnz 1b"
+			: "+c"(n) : : "eax", "cc");
+	uint64_t t = clock_now() - t0;
+	irq_restore(f);
+	return t;
+}
+
+static void clock_check_io_cost(void)
+{
+	uint64_t reads = ~0ull, moves = ~0ull;
+	for (int i = 0; i < IOCHK_RUNS; i++) {
+		uint64_t a = iochk_loop(1), b = iochk_loop(0);
+		reads = a < reads ? a : reads;
+		moves = b < moves ? b : moves;
+	}
+	counts_instructions = reads * 4 <= moves * 5 + 8;
+	kprintf("clock: %u port reads took %lu ticks, %u moves %lu: it counts %s\r\n",
+		IOCHK_LOOPS, (unsigned long)reads, IOCHK_LOOPS, (unsigned long)moves,
+		counts_instructions ? "instructions" : "time");
+}
+
+int clock_counts_instructions(void) { return counts_instructions; }
+
 /* Uptime counts from the start of calibration (TSC) or from the PIT's
  * first tick (PIT clock), so it includes the 50 ms calibration window. */
 void clock_init(void)
@@ -132,6 +194,7 @@ void clock_init(void)
 		use_pit_clock();
 	kprintf("clock: %s, cpu_khz %lu, hz %lu\r\n", have_tsc ? "tsc" : "pit",
 		(unsigned long)khz, (unsigned long)pit_hz());
+	clock_check_io_cost();
 }
 
 int clock_is_tsc(void) { return have_tsc; }

@@ -58,6 +58,33 @@ def test_deterministic_boots_without_input_serve_and_credit_nothing(stream):
                 assert int(src[name]["events"]) > 0, src[name]
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("cpu,extra,counts", [
+    (None, [], "time"),
+    ("486", [], "time"),
+    (None, ["-icount", "shift=5,sleep=off"], "instructions"),
+    ("pentium", ["-icount", "shift=0,sleep=off"], "instructions"),
+    ("486", ["-icount", "shift=7,sleep=off"], "instructions"),
+])
+def test_clock_check_tells_instruction_counted_machines(cpu, extra, counts):
+    """The boot-time check (arch/x86/clock.c): a host-timed TCG machine's
+    clock counts time, every -icount machine's counts instructions, on
+    CPU models and rates the check was not tuned on; there the timer and
+    the rtc are mixed but credited nothing, and the hint asks for a person."""
+    with Rand86(cpu=cpu, append="hz=1000", extra=extra, accel_name="tcg") as vm:
+        st = vm.status()
+        assert st["clock_counts"] == counts, (st, vm.boot_log)
+        if counts == "time":
+            return
+        vm.send("urandom 1\r")
+        note = vm.com1.expect(NOTE.pattern, 20)
+        assert note.group(2).startswith(b"this machine's clock counts instructions: "), note.group(0)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"error: interrupted after 0 of 1 bytes\r\nrand86> ", 20)
+        for name, src in vm.sources().items():
+            assert src["credited"] == "0", (name, src)
+
+
 @pytest.mark.timeout(120)
 def test_seed_rules_keep_the_boot_time_hole():
     """The control: under credit=xymoron (the 2002 rule, urandom never

@@ -20,6 +20,8 @@ static struct rng_meter m;
 static uint64_t xs_state;
 static uint32_t run_khz = 1;              /* run_source's granularity (setup resets it) */
 static uint32_t run_period;               /* run_source: periodic, ticks apart (0: not) */
+static int run_icount;                    /* run_source: the clock counts instructions */
+static int run_person;                    /* run_source: the source is outside-timed */
 
 static uint32_t xs(void)
 {
@@ -37,6 +39,7 @@ static int setup(void **state)
 	rng_meter_init(&m);
 	run_khz = 1;
 	run_period = 0;
+	run_icount = run_person = 0;
 	return 0;
 }
 
@@ -353,6 +356,10 @@ static struct run run_source(enum rng_estimator est, uint64_t (*delta)(unsigned 
 	stub_clock_khz = 1000000;                 /* 1 GHz; keyboard at 1 kHz: shift 19 */
 	rng_init(&r, est);
 	create_entropy_source(&r, &s1, "kbd", 1, 1, run_khz);
+	if (run_icount)                            /* as kern/devices.c does after clock_init */
+		rng_clock_counts_instructions(&r);
+	if (run_person)                            /* as drivers/i8042.c does */
+		rng_source_outside_timed(&s1);
 	if (run_period) {                          /* as kern/devices.c makes the rtc */
 		rng_source_own_pass_check(&s1);
 		rng_source_periodic(&s1, run_period);
@@ -669,6 +676,44 @@ static void test_periodic_source_with_wide_jitter_is_credited(void **state)
 	assert_int_equal(s1.skipped, 0);
 }
 
+/* On a machine whose clock counts instructions, a source timed by that
+ * clock is credited nothing however noisy its deltas look; under
+ * credit=xymoron the seed's rule is untouched. */
+static void test_instruction_clock_credits_machine_timed_sources_nothing(void **state)
+{
+	(void)state;
+	struct run plain = run_source(RNG_CREDIT_MEASURED, d_irregular, 2000, 5);
+	assert_true(plain.credited > 0);
+	run_icount = 1;
+	xs_state = 0x9e3779b97f4a7c15ull;
+	struct run ic = run_source(RNG_CREDIT_MEASURED, d_irregular, 2000, 5);
+	assert_int_equal(ic.credited, 0);
+	assert_int_equal(ic.events, plain.events);   /* still mixed and counted */
+	struct rng_source_stats ss;
+	rng_source_stats(&s1, &ss);
+	assert_true(ss.clock_bound);
+	xs_state = 0x9e3779b97f4a7c15ull;
+	struct run x = run_source(RNG_CREDIT_XYMORON, d_irregular, 2000, 5);
+	assert_true(x.credited > 0);
+	assert_int_equal(x.credited, x.bits);
+}
+
+/* ... while a person's source (keyboard, mouse) earns what it would on
+ * any machine: the same samples, the same credit. */
+static void test_instruction_clock_still_credits_a_person(void **state)
+{
+	(void)state;
+	struct run plain = run_source(RNG_CREDIT_MEASURED, d_irregular, 2000, 5);
+	run_icount = run_person = 1;
+	xs_state = 0x9e3779b97f4a7c15ull;
+	struct run person = run_source(RNG_CREDIT_MEASURED, d_irregular, 2000, 5);
+	assert_true(person.credited > 0);
+	assert_int_equal(person.credited, plain.credited);
+	struct rng_source_stats ss;
+	rng_source_stats(&s1, &ss);
+	assert_false(ss.clock_bound);
+}
+
 /* A delta that is not one period within a quarter (a lost period, or a
  * clock that stood still) is mixed but neither measured nor credited. */
 static void test_periodic_delta_off_by_a_quarter_is_skipped(void **state)
@@ -768,6 +813,8 @@ int main(void)
 		cmocka_unit_test_setup(test_periodic_delta_off_by_a_quarter_is_skipped, setup),
 		cmocka_unit_test_setup(test_busy_sample_is_the_next_ones_reference, setup),
 		cmocka_unit_test_setup(test_untrusted_source_is_not_measured, setup),
+		cmocka_unit_test_setup(test_instruction_clock_credits_machine_timed_sources_nothing, setup),
+		cmocka_unit_test_setup(test_instruction_clock_still_credits_a_person, setup),
 	};
 	(void)feed;
 	return cmocka_run_group_tests(tests, NULL, NULL);
