@@ -185,9 +185,14 @@ test-sha1-i386: $(BUILD)/sha1-i386-test.elf
 test-host: test-sha1-i386
 .PHONY: test-sha1-i386
 
+# The QEMU tests on every core (python3-pytest-xdist): each machine has
+# its own temporary directory, sockets and disk copies, and the images and
+# the Linux guest are built here, before any test starts. PYTEST_JOBS=0
+# runs them one at a time in this process.
 PYTEST_ARGS ?=
+PYTEST_JOBS ?= auto
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
-	$(PYRUN) pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests/qemu
+	$(PYRUN) pytest -q -p no:cacheprovider -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS) tests/qemu
 
 test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/linux/initrd.gz
 
@@ -198,7 +203,7 @@ $(BUILD)/linux/initrd.gz: scripts/linux-guest | deps
 
 # The old-PC media and Bochs tests alone (also part of test-qemu).
 test-media: $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img
-	$(PYRUN) pytest -q -p no:cacheprovider -rxX $(PYTEST_ARGS) tests/qemu/test_media.py tests/qemu/test_bochs.py
+	$(PYRUN) pytest -q -p no:cacheprovider -rxX -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS) tests/qemu/test_media.py tests/qemu/test_bochs.py
 .PHONY: test-media
 
 test: deps
