@@ -17,6 +17,7 @@
 #include "app/commands.h"
 #include "app/shell.h"
 #include "kern/kernel.h"
+#include "entropy/entropy_hooks.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/clock.h"
 #include "arch/x86/rtc.h"

@@ -2,6 +2,7 @@
 #ifndef RAND86_ENTROPY_INTERNAL_H
 #define RAND86_ENTROPY_INTERNAL_H
 #include "entropy.h"
+#include "entropy_hooks.h"
 
 int rng_log2_16(uint32_t v);                 /* floor(log2(v & 0xffff)); -1 for 0 */
 unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
