@@ -17,9 +17,10 @@
 #include "app/commands.h"
 #include "app/shell.h"
 #include "kern/kernel.h"
+#include "entropy/entropy_hooks.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/clock.h"
-#include "arch/x86/cmos.h"
+#include "arch/x86/rtc.h"
 #include "lib/fmt.h"
 
 #define SAMPLE_REPS   255        /* timed samples (cycles) */
@@ -93,10 +94,8 @@ static void run_op(enum op op, uint32_t i)
 		break;
 	case OP_RTC:
 		/* the rtc handler's own work (arch/x86/rtc.c, kern/devices.c): a
-		 * CMOS read, the index left on D, a sample. Register A stands in
-		 * for C, whose read would take a live period's flag. */
-		(void)cmos_read(CMOS_REG_A);
-		cmos_release();
+		 * CMOS read, the index left on D, a sample. */
+		(void)rtc_read_a();
 		add_timing_entropy(&bench_src, i);
 		break;
 	}

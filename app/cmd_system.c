@@ -4,14 +4,11 @@
 #include "app/serve.h"
 #include "kern/kernel.h"
 #include "arch/x86/cpu.h"
-#include "arch/x86/io.h"
 #include "arch/x86/pit.h"
 #include "arch/x86/clock.h"
 #include "arch/x86/cmos.h"
 #include "drivers/serial.h"
 #include "lib/fmt.h"
-
-#define DEBUG_EXIT_PORT 0xF4     /* QEMU isa-debug-exit: exits with (code << 1) | 1 */
 
 int cmd_status(int argc, char **argv)
 {
@@ -72,7 +69,7 @@ int cmd_halt(int argc, char **argv)
 	}
 	kprintf("ok\r\n");
 	console_drain(1000);
-	outb(DEBUG_EXIT_PORT, (uint8_t)code);
+	cpu_debug_exit((uint8_t)code);
 	/* Not under QEMU's isa-debug-exit: stop here. */
 	panic_printf("halted\r\n");
 	cpu_halt_forever();

@@ -9,7 +9,6 @@
 #include "arch/x86/irq.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/pic.h"
-#include "arch/x86/pit.h"
 #include "arch/x86/clock.h"
 #include "arch/x86/cmos.h"
 #include "drivers/serial.h"
@@ -49,7 +48,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 	console_init(boot_opts.baud);                       /* COM1, VGA, COM2 */
 	kern_options_warn();
 	rng_live_init(boot_opts.credit);
-	pit_init(boot_opts.hz);
+	kern_tick_init(boot_opts.hz);                       /* the PIT, its tick hooked to kern/ */
 	serial_enable_irq(COM1);
 	serial_enable_irq(COM2);
 	cpu_sti();

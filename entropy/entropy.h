@@ -211,7 +211,6 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 void free_entropy_source(struct entropy_source *src);   /* unlink from registry */
 /* Interrupt context. src may be NULL: mixed into r's batch, never credited. */
 void add_timing_entropy(struct entropy_source *src, uint32_t datum);
-void add_untrusted_entropy(struct rng *r, uint32_t datum);
 /* A sample of a trusted source whose time is not the source's alone (an
  * interrupt that found the CPU running our code, whose progress set when
  * it was taken): mixed, counted in `skipped`, its time kept as the reference
@@ -223,7 +222,6 @@ void add_busy_timing_entropy(struct entropy_source *src, uint32_t datum);
  * before it is set they are dropped. The appliance sets its live rng once;
  * bench's scratch instance must not be made the default. */
 void rng_set_default(struct rng *r);
-struct rng *rng_get_default(void);
 
 /* The `timer` source: compare main-loop passes with its own previous
  * sample, never with (nor updating) the shared last_trusted_switches, so
@@ -242,21 +240,8 @@ void rng_source_outside_timed(struct entropy_source *src);
  * credit from now on (random.c, "A clock that counts instructions"). */
 void rng_clock_counts_instructions(struct rng *r);
 
-/* Measurement (measure.c): portable, integer-only, no seam needed. */
-void rng_meter_init(struct rng_meter *m);
-/* Add one symbol: health tests, window counts, Lag predictor. */
-void rng_meter_add(struct rng_meter *m, uint8_t sym);
-/* Recompute and return h_milli = min(MCV, Lag, the held full assessment)
- * over the window, 0..8000; runs the full assessment when it is due. */
-uint32_t rng_meter_estimate(struct rng_meter *m);
-/* The full assessment (6.3.2-6.3.6 on the window's symbols and bits) now;
- * its result is also held in m->full_milli. */
-uint32_t rng_meter_full_milli(struct rng_meter *m);
-enum rng_health rng_meter_health(const struct rng_meter *m);
+/* The name `sources` and the dashboard print for a source's health. */
 const char *rng_health_name(enum rng_health h);
-/* The two estimates alone, for tests and tools (thousandths of a bit). */
-uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
-uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
 
 /* Timer tick, outside the hard-IRQ path. Returns bits credited by this flush. */
 unsigned rng_batch_flush(struct rng *r);
@@ -304,18 +289,8 @@ struct entropy_source *rng_find_source(struct rng *r, const char *name);
  * this machine: 0 when SHA-1("abc") comes out as published, else -1. */
 int rng_sha1_selftest(void);
 
-/* ---- For `bench`: the pieces it times on its own scratch state ---- */
-/* The Ts'o (1999, v1.89) delta-of-deltas estimate of one sample; updates
- * src's 1999 state. */
-unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
-/* Xymoron (patch 1/4) estimate of one sample; updates src's Xymoron state. */
-unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t switches);
-/* Pool setup: zeroed words, 128 or 32 of them. */
-void rng_pool_init(struct rng_pool *p, unsigned poolwords);
-/* v1.89's add_timer_randomness: estimate, mix into p and credit it at once. */
-void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum);
-
 /* Struct fields above are for entropy/ and its tests (entropy_internal.h):
- * everything else goes through these functions. */
+ * everything else goes through these functions. The pieces bench and the
+ * tests call alone are in entropy_hooks.h. */
 
 #endif

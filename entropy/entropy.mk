@@ -13,7 +13,7 @@ ENTROPY_HOST := $(BUILD)/host
 ENTROPY_HOST_CC := gcc
 ENTROPY_HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror -I. -Itests/fuzz -I$(ENTROPY_HOST)/gen
-ENTROPY_HDRS := entropy/entropy.h entropy/entropy_internal.h
+ENTROPY_HDRS := entropy/entropy.h entropy/entropy_hooks.h entropy/entropy_internal.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
 ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure \

@@ -2,6 +2,7 @@
 #ifndef RAND86_ENTROPY_INTERNAL_H
 #define RAND86_ENTROPY_INTERNAL_H
 #include "entropy.h"
+#include "entropy_hooks.h"
 
 int rng_log2_16(uint32_t v);                 /* floor(log2(v & 0xffff)); -1 for 0 */
 unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
@@ -9,12 +10,31 @@ unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
 void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
 extern const uint32_t rng_sha1_iv[5];        /* FIPS 180-4 5.3.1 H(0) */
 void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
-/* -1000 * log2(p) for an upper bound p of a proportion c/n (6.3.1), 0..8000. */
-uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
+/* Fixed point (fixed.c): probabilities Q32, logarithms Q16, results in
+ * thousandths of a bit. */
+#define RNG_Q32_ONE (1ull << 32)
+/* 2.5758293035489008 (the tool's ZALPHA), Q20, rounded up */
+#define RNG_EST_Z_Q20 2700953ull
 /* floor(2^16 * log2(x)) for x >= 1 (0 for x = 0). */
 uint32_t rng_log2_q16(uint64_t x);
+/* An upper bound of log2(x), Q16. */
+int64_t rng_log2_up(uint64_t x);
 /* floor(sqrt(x)). */
 uint32_t rng_isqrt64(uint64_t x);
+/* floor(-1000 * log2(p)) from an upper bound p * 2^32 of p, 0 for p >= 1. */
+uint32_t rng_neglog2_milli(uint64_t p_q32);
+/* -1000 * log2(p), p in Q32 (0, 2^32], log2 one Q16 step up, 0 for p >= 1. */
+uint32_t rng_milli_of_q32(uint64_t p);
+/* 2^(l / 2^16) * 2^32 for a Q16 exponent l, rounded up, at most 2^32. */
+uint64_t rng_exp2_up_q32(int64_t l);
+/* An upper bound of log2((num / den)^(1/t)), Q16. */
+int64_t rng_root_log2_up(uint64_t num, uint64_t den, uint32_t t);
+/* p + z sqrt(p (1 - p) / (n - 1)), capped at 1 (6.3.5 step 4), Q32. */
+uint64_t rng_upper_q32(uint64_t p, uint32_t n);
+/* -1000 * log2(p) for an upper bound p of a proportion c/n (6.3.1), 0..8000. */
+uint32_t rng_ucb_milli(uint32_t c, uint32_t n);
+/* Q32 p in [lo, 1] solving 6.3.7 step 5 for a run of r in n, rounded up. */
+uint64_t rng_local_p_q32(uint64_t lo, uint32_t r, uint32_t n);
 
 /* SP 800-90B estimators 6.3.2-6.3.6 (est_stat.c). Each returns the min-entropy
  * per symbol, thousandths of a bit, of s[0..n-1], n <= RNG_EST_MAX_N, each
@@ -49,6 +69,4 @@ uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, voi
 uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 /* 6.3.7 steps 3-6 from C correct of N, longest run r, alphabet k. */
 uint32_t rng_pred_estimate_milli(uint32_t c, uint32_t n, uint32_t r, uint32_t k);
-/* Q32 p in [lo, 1] solving 6.3.7 step 5 for a run of r in n, rounded up. */
-uint64_t rng_local_p_q32(uint64_t lo, uint32_t r, uint32_t n);
 #endif

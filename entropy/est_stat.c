@@ -44,81 +44,8 @@
 
 #include "entropy_internal.h"
 
-/* 2.5758293035489008 (the tool's ZALPHA), Q20, rounded up */
-#define RNG_EST_Z_Q20 2700953ull
 /* ZALPHA * 0.5907 (6.3.4 step 4's sigma factor), Q20, rounded up */
 #define RNG_EST_ZS_Q20 1595453ull
-#define RNG_Q32_ONE (1ull << 32)
-
-/**********************************************************************
- * Fixed point: logarithms, powers, upper confidence bounds
- **********************************************************************/
-
-/* An upper bound of log2(x), Q16: rng_log2_q16 truncates its squarings. */
-static int64_t rng_log2_up(uint64_t x)
-{
-	return (int64_t)rng_log2_q16(x) + 2;
-}
-
-/* floor(-1000 * log2(p)) from an upper bound p * 2^32 of p, 0 for p >= 1. */
-static uint32_t rng_neglog2_milli(uint64_t p_q32)
-{
-	int64_t l;
-
-	if (p_q32 == 0)
-		p_q32 = 1;
-	l = rng_log2_up(p_q32);
-	if (l >= 32 << 16)
-		return 0;
-	return (uint32_t)((((32 << 16) - l) * 1000) >> 16);
-}
-
-/* 2^(-2^-j) * 2^32 for j = 1..16, rounded up: bits of 2^-f multiplied in. */
-static const uint32_t rng_exp2_frac_q32[16] = {
-	3037000500u, 3611622603u, 3938502376u, 4112874774u,
-	4202935004u, 4248701965u, 4271771997u, 4283353946u,
-	4289156691u, 4292061010u, 4293513907u, 4294240540u,
-	4294603903u, 4294785596u, 4294876445u, 4294921871u,
-};
-
-/* 2^(l / 2^16) * 2^32 for a Q16 exponent l, rounded up, at most 2^32. */
-static uint64_t rng_exp2_up_q32(int64_t l)
-{
-	uint64_t r = RNG_Q32_ONE, a;
-	unsigned j, k;
-
-	if (l >= 0)
-		return RNG_Q32_ONE;
-	a = (uint64_t)-l;
-	k = (unsigned)(a >> 16);
-	for (j = 0; j < 16; j++)
-		if (a & (0x8000u >> j))
-			r = (r * rng_exp2_frac_q32[j] + RNG_Q32_ONE - 1) >> 32;
-	if (k >= 33)
-		return 1;
-	return (r + (1ull << k) - 1) >> k;
-}
-
-/* p_u = p + z sqrt(p (1 - p) / (n - 1)), capped at 1 (6.3.5 step 4), Q32. */
-static uint64_t rng_upper_q32(uint64_t p, uint32_t n)
-{
-	uint64_t var, s;
-
-	if (p >= RNG_Q32_ONE || n < 2)
-		return RNG_Q32_ONE;
-	var = (p * (RNG_Q32_ONE - p) + n - 2) / (n - 1);    /* Q64 */
-	s = rng_isqrt64(var) + 1;                           /* Q32 */
-	p += (s * RNG_EST_Z_Q20 + (1u << 20) - 1) >> 20;
-	return p < RNG_Q32_ONE ? p : RNG_Q32_ONE;
-}
-
-/* An upper bound of log2((num / den)^(1/t)), Q16 (6.3.5 step 3, 6.3.6 step 5). */
-static int64_t rng_root_log2_up(uint64_t num, uint64_t den, uint32_t t)
-{
-	int64_t x = rng_log2_up(num) - (int64_t)rng_log2_q16(den);
-
-	return x >= 0 ? (x + t - 1) / t : -(-x / (int64_t)t);
-}
 
 /**********************************************************************
  * The bitstring the tool assesses

@@ -336,7 +336,7 @@ static uint32_t rng_meter_longest_run(const struct rng_meter *m, uint32_t n)
 
 uint32_t rng_meter_lag_milli(struct rng_meter *m)
 {
-	uint32_t n = rng_meter_window(m), g, r, l, h;
+	uint32_t n = rng_meter_window(m), g, r, h;
 	uint64_t pl;
 
 	/* the very first symbol had nothing to be predicted from */
@@ -353,8 +353,7 @@ uint32_t rng_meter_lag_milli(struct rng_meter *m)
 		pl = rng_local_bound_q32(r, n);
 		if (pl < 1ull << 24)
 			pl = 1ull << 24;
-		l = rng_log2_q16(pl) + 1;
-		m->local_milli = l >= 32u << 16 ? 0 : (uint32_t)((((uint64_t)(32u << 16) - l) * 1000) >> 16);
+		m->local_milli = rng_milli_of_q32(pl);
 		m->local_r = r;
 		m->local_n = n;
 	}

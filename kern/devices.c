@@ -50,7 +50,7 @@ static int timer_source_init(struct rng *r, const struct boot_options *o)
 	create_entropy_source(r, &timer_src, "timer", 0, tsc, 0);
 	rng_source_own_pass_check(&timer_src);
 	rng_source_periodic(&timer_src, (uint32_t)((uint64_t)clock_khz() * 1000u * pit_reload() / PIT_HZ));
-	pit_set_tick_hook(timer_tick);
+	kern_set_tick_sample(timer_tick);
 	kprintf("timer: PIT tick timed by the %s: %s\r\n", tsc ? "TSC" : "PIT itself",
 		tsc ? "trusted, capped by measurement" : "untrusted (one oscillator)");
 	return 0;

@@ -36,6 +36,12 @@ void console_write_raw(const void *buf, size_t n);    /* COM1 only (binary) */
 void console_drain(uint32_t timeout_ms);
 
 /* ---- loop.c: the main loop ---- */
+/* Start the PIT at hz with its tick hooked here: each tick marks the batch
+ * flush due for the next pass, nothing more in the interrupt. */
+void kern_tick_init(unsigned hz);
+/* fn runs in every tick's interrupt after the flush is marked (the `timer`
+ * source's sample); it must not wait. */
+void kern_set_tick_sample(void (*fn)(uint32_t jiffies));
 /* Background work for the main loop; must not wait. It returns nonzero
  * when it made progress and has more to do: the loop must not sleep. */
 void kern_add_poller(int (*fn)(void));

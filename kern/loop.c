@@ -14,6 +14,30 @@ static uint32_t seeded_at_ms;
 
 static volatile uint32_t passes;
 static int (*input_pending)(void);
+static volatile int tick_flush_due;
+static void (*volatile tick_sample)(uint32_t jiffies);
+
+/* The PIT's hook, run in its interrupt: it only notes that a tick came,
+ * for the next pass to flush the batch (patch 4/4 queued the flush on
+ * tq_timer, out of the interrupt, in the same way), then hands the tick
+ * to the `timer` source when there is one. */
+static void kern_tick(uint32_t jiffies)
+{
+	tick_flush_due = 1;
+	if (tick_sample)
+		tick_sample(jiffies);
+}
+
+void kern_tick_init(unsigned hz)
+{
+	pit_set_tick_hook(kern_tick);
+	pit_init(hz);
+}
+
+void kern_set_tick_sample(void (*fn)(uint32_t jiffies))
+{
+	tick_sample = fn;
+}
 
 void kern_add_poller(int (*fn)(void))
 {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "entropy/entropy.h"
+#include "entropy/entropy_hooks.h"
 
 static struct rng_meter m;
 

@@ -1,4 +1,4 @@
-/* x86 CPU instructions: the interrupt flag, halt, CPUID, the TSC; stopping and rebooting. */
+/* x86 CPU instructions: the interrupt flag, halt, CPUID, the TSC; stopping, rebooting, leaving QEMU. */
 #ifndef RAND86_CPU_H
 #define RAND86_CPU_H
 #include <stdint.h>
@@ -40,4 +40,7 @@ static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, u
 
 void cpu_halt_forever(void) __attribute__((noreturn));
 void cpu_reboot(void) __attribute__((noreturn));
+/* Write code to QEMU's isa-debug-exit, which ends QEMU with status
+ * (code << 1) | 1; on a PC, or a QEMU without the device, nothing happens. */
+void cpu_debug_exit(uint8_t code);
 #endif

@@ -28,6 +28,8 @@ struct __attribute__((packed)) idt_ptr { uint16_t limit; uint32_t base; };
 #define KBC_CMD         0x64
 #define   KBC_CMD_RESET   0xFE       /* pulse output port bit 0: CPU reset */
 #define REBOOT_WAIT_POLLS 100000     /* io_delay()s, ~0.1 s each way */
+/* QEMU's -device isa-debug-exit,iobase=0xf4 (docs/PROTOCOL.md, "Devices"). */
+#define DEBUG_EXIT_PORT 0xF4
 
 extern const uint32_t isr_table[IDT_VECTORS];
 static struct idt_entry idt[IDT_VECTORS];
@@ -145,4 +147,9 @@ void cpu_reboot(void)
 	struct idt_ptr p = { 0, 0 };
 	__asm__ volatile("lidt %0; int $3" :: "m"(p));
 	cpu_halt_forever();
+}
+
+void cpu_debug_exit(uint8_t code)
+{
+	outb(DEBUG_EXIT_PORT, code);
 }

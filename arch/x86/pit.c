@@ -27,7 +27,6 @@
 #define PIT_BOOT __attribute__((cold))
 
 volatile uint64_t jiffies;
-volatile int tick_flush_due;
 static unsigned pit_cur_hz;
 static uint32_t pit_reload_value;
 static void (*volatile pit_hook)(uint32_t jiffies);
@@ -81,7 +80,6 @@ static void pit_tick(int irq)
 	jiffies++;
 	if (pit_ch2_tracking)
 		pit_count_merged_ticks();
-	tick_flush_due = 1;      /* the main loop flushes the batch (patch 4/4's tq_timer) */
 	if (pit_hook)
 		pit_hook((uint32_t)jiffies);
 }

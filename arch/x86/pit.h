@@ -7,13 +7,12 @@
 
 void pit_init(unsigned hz);
 extern volatile uint64_t jiffies;
-extern volatile int tick_flush_due;
 unsigned pit_hz(void);
 uint16_t pit_read_counter0(void);
 /* Reload value in use on channel 0. */
 uint32_t pit_reload(void);
 /* fn runs in every tick's interrupt, after jiffies moved: the kernel layer
- * makes it the `timer` source's sample; the PIT knows nothing of sources. */
+ * decides what a tick means; the PIT knows nothing of sources or pools. */
 void pit_set_tick_hook(void (*fn)(uint32_t jiffies));
 
 /* Channel 2 is pit.c's: only it programs channel 2 and its gate in port

@@ -70,13 +70,19 @@ static void rtc_irq(int irq)
 	rtc.hook(clean);
 }
 
+uint8_t rtc_read_a(void)
+{
+	uint8_t a = cmos_read(CMOS_REG_A);
+	cmos_release();
+	return a;
+}
+
 int rtc_periodic_start(uint32_t hz, rtc_hook_fn hook)
 {
 	unsigned rs = rtc_rate_select(hz);
 	if (!rs || !hook)
 		return RTC_ERR_RATE;
-	uint8_t a = cmos_read(CMOS_REG_A);
-	cmos_release();
+	uint8_t a = rtc_read_a();
 	if (a == 0xFF)
 		return RTC_ERR_ABSENT;          /* a floating bus */
 	if ((a & CMOS_A_DIVIDER) != CMOS_A_DV_32K)

@@ -8,6 +8,11 @@
  * the time between them was set by the oscillators alone. */
 typedef void (*rtc_hook_fn)(int clean);
 
+/* Register A (divider and rate select), the CMOS index left on D: the
+ * same CMOS access as the handler's read of C, which `bench` times
+ * without taking a live period's flag. */
+uint8_t rtc_read_a(void);
+
 /* Register A's rate select for hz, a power of two 2..8192; 0 for any other hz. */
 unsigned rtc_rate_select(uint32_t hz);
 
