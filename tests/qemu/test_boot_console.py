@@ -1,5 +1,6 @@
 """Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md)."""
 import os
+import re
 import subprocess
 import signal
 import time
@@ -168,12 +169,46 @@ def test_no_com2_is_reported_and_prompt_reached():
         assert "com2: no 16550" in vm.boot_log
 
 
+GRUB_TITLE = rb"\x1b\[\d+;3H[ *](rand86[^\x1b]*?) *\x1b"   # one menu row, as GRUB draws it
+GRUB_COUNTDOWN = rb"executed automatically in (\d+)s"
+DOWN, ENTER = b"\x1b[B", b"\r"                              # the arrow key as a VT100 sends it
+
+
+def grub_menu(vm):
+    """Wait for the ISO's GRUB menu on COM1; its entry titles, in order."""
+    m = vm.com1.expect(rb"(.*?)" + GRUB_COUNTDOWN, 60)
+    titles = [t.decode() for t in re.findall(GRUB_TITLE, m.group(1))]
+    return titles, int(m.group(2))
+
+
 def test_iso_boots_through_grub_with_menu_options():
     if not os.path.exists(ISO):
         subprocess.run(["make", "-C", ROOT, "iso"], check=True)
-    with Rand86(cdrom=ISO) as vm:
+    with Rand86(cdrom=ISO, wait_prompt=False) as vm:
+        grub_menu(vm)
+        vm.send(ENTER)                  # the default entry, without its timeout
+        log = vm.com1.expect(rb"(rand86 \d[^\r\n]*\r\n.*?)rand86> ", 60).group(1)
+        assert b"ignoring boot option" not in log, log
         st = vm.status()
         # the GRUB entry passes hz=250 (see boot/grub.cfg)
+        assert st["hz"] == "250", st
+
+
+def test_iso_menu_is_driven_from_com1():
+    # A headless PC: the menu reaches COM1, waits a few seconds, each title
+    # names the options its entry adds, and arrow keys sent as ANSI escapes
+    # plus Enter pick the credit=tso entry.
+    if not os.path.exists(ISO):
+        subprocess.run(["make", "-C", ROOT, "iso"], check=True)
+    with Rand86(cdrom=ISO, wait_prompt=False) as vm:
+        titles, seconds = grub_menu(vm)
+        assert 3 <= seconds <= 10, "the menu waits %d s" % seconds
+        tso = [i for i, t in enumerate(titles) if "credit=tso" in t.split()]
+        assert len(tso) == 1, titles
+        vm.send(DOWN * tso[0] + ENTER)
+        vm.com1.expect(rb"rand86 \d[^\r\n]*\r\n.*?rand86> ", 60)
+        st = vm.status()
+        assert st["credit"] == "tso", st
         assert st["hz"] == "250", st
 
 
