@@ -148,6 +148,20 @@ def test_halt_3_exits_qemu_with_debug_exit_code():
         assert vm.exit_code() == (3 << 1) | 1
 
 
+def test_halt_on_a_pc_without_debug_exit_ends_with_ok(monkeypatch):
+    # A real PC has nothing at port 0xf4: the CPU stops after the reply,
+    # which still ends with exactly one line, `ok`, and nothing after it.
+    import rand86
+    monkeypatch.setattr(rand86, "DEBUG_EXIT", "isa-debug-exit,iobase=0x500,iosize=1")
+    with Rand86() as vm:
+        vm.send(b"halt 3\r")
+        reply = vm.com1.expect(rb"halt 3\r\n(.*?)ok\r\n", 10).group(1)
+        assert all(l.startswith(b"#") for l in reply.splitlines()), reply
+        time.sleep(1.0)
+        assert vm.com1.unconsumed() == b"", "output after ok: %r" % vm.com1.unconsumed()
+        assert vm.proc.poll() is None, "QEMU exited: port 0xf4 was not moved"
+
+
 def test_halt_rejects_bad_codes():
     with Rand86() as vm:
         assert vm.cmd("halt 256")[1].startswith("error: ")
