@@ -91,7 +91,7 @@ int cmd_halt(int argc, char **argv)
 	if (argc > 2)
 		return cmd_error("usage: halt [CODE]");
 	if (argc == 2) {
-		if (cmd_number("halt", "CODE", argv[1], 0, 255, &code) < 0)
+		if (cmd_number("halt", "CODE", argv[1], 0, HALT_CODE_MAX, &code) < 0)
 			return -1;
 	}
 	/* The reply ends with `ok` like every other (docs/PROTOCOL.md,
