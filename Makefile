@@ -124,12 +124,15 @@ clean: clean-media
 # they and the tests import it by name.
 PYRUN   := $(PYTHON) -m
 RUN_APPEND ?=
+# A path: COM2 on that Unix socket (for a second QEMU's rng-egd) instead of a pty.
+RUN_COM2_SOCKET ?=
 # A window (the VGA dashboard; its keyboard and mouse feed the trusted
 # sources) when there is a display to open it on, else none.
 RUN_DISPLAY ?= $(if $(DISPLAY)$(WAYLAND_DISPLAY),gtk,none)
 
 run: deps $(BUILD)/rand86.elf
-	@$(PYRUN) scripts.run --append "$(RUN_APPEND)" --display $(RUN_DISPLAY)
+	@$(PYRUN) scripts.run --append "$(RUN_APPEND)" --display $(RUN_DISPLAY) \
+		--com2-socket "$(RUN_COM2_SOCKET)"
 
 # --- tests ---
 HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \

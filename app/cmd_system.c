@@ -10,41 +10,66 @@
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
+/* Every `status` value, copied at one moment before any is printed: a
+ * full TX ring runs main-loop passes while the reply drains, and the
+ * values must not move between lines (docs/PROTOCOL.md, "status keys"). */
+struct status_snap {
+	struct rng_stats st;
+	uint64_t uptime_ms, egd_bytes, rx_dropped;
+	uint32_t seeded_ms, egd_requests, passes, cmos_seconds;
+};
+
+static void status_take(struct status_snap *s)
+{
+	/* The CMOS read waits out an update (up to ~2 ms): done just before,
+	 * with interrupts on, so no tick or rtc period is lost to it. */
+	s->cmos_seconds = cmos_rtc_seconds();
+	unsigned long flags = irq_save();
+	rng_stats(&rng_live, &s->st);       /* the identity holds within it */
+	s->uptime_ms = clock_ms();
+	s->seeded_ms = kern_seeded_ms();    /* set in the pass that seeded: agrees with st */
+	s->egd_requests = egd_requests;
+	s->egd_bytes = egd_bytes;
+	s->passes = kern_passes();
+	s->rx_dropped = serial_rx_dropped[COM1];
+	irq_restore(flags);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 1)
 		return cmd_error("usage: status");
-	struct rng_stats st;
+	struct status_snap s;
+	const struct rng_stats *st = &s.st;
 	char b[U64_STR_LEN];
-	rng_stats(&rng_live, &st);          /* one snapshot: the identity holds within it */
-	uint32_t seeded_ms = kern_seeded_ms();    /* set in the pass that seeded: agrees with st */
+	status_take(&s);
 	kprintf("version: %s\r\n", RAND86_VERSION);
-	kprintf("uptime_ms: %s\r\n", u64_str(b, clock_ms()));
+	kprintf("uptime_ms: %s\r\n", u64_str(b, s.uptime_ms));
 	kprintf("cpu_khz: %lu\r\n", (unsigned long)clock_khz());
 	kprintf("clock: %s\r\n", clock_is_tsc() ? "tsc" : "pit");
 	kprintf("clock_counts: %s\r\n", clock_counts_instructions() ? "instructions" : "time");
 	kprintf("hz: %lu\r\n", (unsigned long)pit_hz());
-	kprintf("credit: %s\r\n", credit_name(st.estimator));
-	kprintf("primary_bits: %d\r\n", st.primary_bits);
-	kprintf("secondary_bits: %d\r\n", st.secondary_bits);
-	kprintf("credited_bits: %s\r\n", u64_str(b, st.credited_bits));
-	kprintf("spent_bits: %s\r\n", u64_str(b, st.spent_bits));
-	kprintf("random_bytes: %s\r\n", u64_str(b, st.random_bytes));
-	kprintf("urandom_bytes: %s\r\n", u64_str(b, st.urandom_bytes));
-	kprintf("batch_samples: %s\r\n", u64_str(b, st.batch_samples));
-	kprintf("batch_flushes: %s\r\n", u64_str(b, st.batch_flushes));
-	kprintf("batch_overwrites: %s\r\n", u64_str(b, st.batch_overwrites));
-	kprintf("seeded: %d\r\n", st.seeded);
-	kprintf("seeded_ms: %lu\r\n", (unsigned long)seeded_ms);
+	kprintf("credit: %s\r\n", credit_name(st->estimator));
+	kprintf("primary_bits: %d\r\n", st->primary_bits);
+	kprintf("secondary_bits: %d\r\n", st->secondary_bits);
+	kprintf("credited_bits: %s\r\n", u64_str(b, st->credited_bits));
+	kprintf("spent_bits: %s\r\n", u64_str(b, st->spent_bits));
+	kprintf("random_bytes: %s\r\n", u64_str(b, st->random_bytes));
+	kprintf("urandom_bytes: %s\r\n", u64_str(b, st->urandom_bytes));
+	kprintf("batch_samples: %s\r\n", u64_str(b, st->batch_samples));
+	kprintf("batch_flushes: %s\r\n", u64_str(b, st->batch_flushes));
+	kprintf("batch_overwrites: %s\r\n", u64_str(b, st->batch_overwrites));
+	kprintf("seeded: %d\r\n", st->seeded);
+	kprintf("seeded_ms: %lu\r\n", (unsigned long)s.seeded_ms);
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
 	if (boot_opts.stream == STREAM_EGD)
-		kprintf("egd_requests: %lu\r\negd_bytes: %s\r\n", (unsigned long)egd_requests,
-			u64_str(b, egd_bytes));
-	kprintf("main_loop_passes: %lu\r\n", (unsigned long)kern_passes());
+		kprintf("egd_requests: %lu\r\negd_bytes: %s\r\n", (unsigned long)s.egd_requests,
+			u64_str(b, s.egd_bytes));
+	kprintf("main_loop_passes: %lu\r\n", (unsigned long)s.passes);
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
-	kprintf("console_rx_dropped: %s\r\n", u64_str(b, serial_rx_dropped[COM1]));
-	kprintf("cmos_seconds: %lu\r\n", (unsigned long)cmos_rtc_seconds());
+	kprintf("console_rx_dropped: %s\r\n", u64_str(b, s.rx_dropped));
+	kprintf("cmos_seconds: %lu\r\n", (unsigned long)s.cmos_seconds);
 	return 0;
 }
 
@@ -64,13 +89,15 @@ int cmd_halt(int argc, char **argv)
 	if (argc > 2)
 		return cmd_error("usage: halt [CODE]");
 	if (argc == 2) {
-		if (cmd_number("halt", "CODE", argv[1], 0, 255, &code) < 0)
+		if (cmd_number("halt", "CODE", argv[1], 0, HALT_CODE_MAX, &code) < 0)
 			return -1;
 	}
+	/* The reply ends with `ok` like every other (docs/PROTOCOL.md,
+	 * "Replies"): what happens after it is said before it. */
+	kprintf("# halting: %lu to port 0xf4 (QEMU's isa-debug-exit exits), then the CPU stops\r\n",
+		(unsigned long)code);
 	kprintf("ok\r\n");
 	console_drain(1000);
 	cpu_debug_exit((uint8_t)code);
-	/* Not under QEMU's isa-debug-exit: stop here. */
-	panic_printf("halted\r\n");
-	cpu_halt_forever();
+	cpu_halt_forever();                 /* not under QEMU's isa-debug-exit: stop here, silently */
 }

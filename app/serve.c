@@ -9,11 +9,9 @@
 #include "drivers/serial.h"
 #include "lib/fmt.h"
 
-#define SERVE_MAX_BYTES 16777216u
 #define HEX_LINE_BYTES  32                /* 64 hex digits a line (docs/PROTOCOL.md) */
 #define CHUNK           256
 #define NOTE_INTERVAL_MS 1000
-#define SAMPLES_MAX     100000u
 
 volatile int console_random_waiting;
 uint64_t stream_port_bytes;

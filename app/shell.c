@@ -26,13 +26,16 @@ static const struct command commands[] = {
 	{ "help", "help                      list the commands", cmd_help },
 	{ "status", "status                    clock, pools and counters as key: value", cmd_status },
 	{ "sources", "sources                   one line per entropy source", cmd_sources },
-	{ "random", "random N [hex|bin]        N bytes (1..16777216) by /dev/random rules: waits for entropy", cmd_random },
+	{ "random", "random N [hex|bin]        N bytes (1.." COMMAND_LIMIT_STR(SERVE_MAX_BYTES)
+		") by /dev/random rules: waits for entropy", cmd_random },
 	{ "urandom", "urandom N [hex|bin]       N bytes by /dev/urandom rules, once seeded", cmd_urandom },
 	{ "stream", "stream random|urandom     raw bytes on this port until Ctrl-C", cmd_stream },
-	{ "samples", "samples NAME N            the next N (1..100000) timing samples of a source", cmd_samples },
+	{ "samples", "samples NAME N            the next N (1.." COMMAND_LIMIT_STR(SAMPLES_MAX)
+		") timing samples of a source", cmd_samples },
 	{ "bench", "bench                     in-kernel measurements on scratch state", cmd_bench },
 	{ "reboot", "reboot                    reset the machine", cmd_reboot },
-	{ "halt", "halt [CODE]               write CODE (0..255) to port 0xf4 and halt", cmd_halt },
+	{ "halt", "halt [CODE]               write CODE (0.." COMMAND_LIMIT_STR(HALT_CODE_MAX)
+		") to port 0xf4 and halt", cmd_halt },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,5 +1,6 @@
 """Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md)."""
 import os
+import re
 import signal
 import time
 
@@ -146,6 +147,20 @@ def test_halt_3_exits_qemu_with_debug_exit_code():
         assert vm.exit_code() == (3 << 1) | 1
 
 
+def test_halt_on_a_pc_without_debug_exit_ends_with_ok(monkeypatch):
+    # A real PC has nothing at port 0xf4: the CPU stops after the reply,
+    # which still ends with exactly one line, `ok`, and nothing after it.
+    import rand86
+    monkeypatch.setattr(rand86, "DEBUG_EXIT", "isa-debug-exit,iobase=0x500,iosize=1")
+    with Rand86() as vm:
+        vm.send(b"halt 3\r")
+        reply = vm.com1.expect(rb"halt 3\r\n(.*?)ok\r\n", 10).group(1)
+        assert all(l.startswith(b"#") for l in reply.splitlines()), reply
+        time.sleep(1.0)
+        assert vm.com1.unconsumed() == b"", "output after ok: %r" % vm.com1.unconsumed()
+        assert vm.proc.poll() is None, "QEMU exited: port 0xf4 was not moved"
+
+
 def test_halt_rejects_bad_codes():
     with Rand86() as vm:
         assert vm.cmd("halt 256")[1].startswith("error: ")
@@ -167,13 +182,46 @@ def test_no_com2_is_reported_and_prompt_reached():
         assert "com2: no 16550" in vm.boot_log
 
 
+GRUB_TITLE = rb"\x1b\[\d+;3H[ *](rand86[^\x1b]*?) *\x1b"   # one menu row, as GRUB draws it
+GRUB_COUNTDOWN = rb"executed automatically in (\d+)s"
+DOWN, ENTER = b"\x1b[B", b"\r"                              # the arrow key as a VT100 sends it
+
+
+def grub_menu(vm):
+    """Wait for the ISO's GRUB menu on COM1; its entry titles, in order."""
+    m = vm.com1.expect(rb"(.*?)" + GRUB_COUNTDOWN, 60)
+    titles = [t.decode() for t in re.findall(GRUB_TITLE, m.group(1))]
+    return titles, int(m.group(2))
+
+
 def test_iso_boots_through_grub_with_menu_options():
     # built by `make test-qemu` before any test runs (a build here could
     # race another worker's)
     assert os.path.exists(ISO), "make iso builds %s" % ISO
-    with Rand86(cdrom=ISO) as vm:
+    with Rand86(cdrom=ISO, wait_prompt=False) as vm:
+        grub_menu(vm)
+        vm.send(ENTER)                  # the default entry, without its timeout
+        log = vm.com1.expect(rb"(rand86 \d[^\r\n]*\r\n.*?)rand86> ", 60).group(1)
+        assert b"ignoring boot option" not in log, log
         st = vm.status()
         # the GRUB entry passes hz=250 (see boot/grub.cfg)
+        assert st["hz"] == "250", st
+
+
+def test_iso_menu_is_driven_from_com1():
+    # A headless PC: the menu reaches COM1, waits a few seconds, each title
+    # names the options its entry adds, and arrow keys sent as ANSI escapes
+    # plus Enter pick the credit=tso entry.
+    assert os.path.exists(ISO), "make iso builds %s" % ISO
+    with Rand86(cdrom=ISO, wait_prompt=False) as vm:
+        titles, seconds = grub_menu(vm)
+        assert 3 <= seconds <= 10, "the menu waits %d s" % seconds
+        tso = [i for i, t in enumerate(titles) if "credit=tso" in t.split()]
+        assert len(tso) == 1, titles
+        vm.send(DOWN * tso[0] + ENTER)
+        vm.com1.expect(rb"rand86 \d[^\r\n]*\r\n.*?rand86> ", 60)
+        st = vm.status()
+        assert st["credit"] == "tso", st
         assert st["hz"] == "250", st
 
 

@@ -125,3 +125,41 @@ def test_garbage_and_a_client_gone_mid_request_leave_the_port_answering():
             pytest.fail("no answer after garbage and a gone client: %r" % vm.com2.unconsumed())
         assert quiet(vm.com2)
         identity(vm)
+
+
+@pytest.mark.timeout(60)
+def test_make_run_offers_com2_as_the_socket_rng_egd_attaches_to(tmp_path):
+    # docs/CLIENTS.md's recipe: `make run RUN_APPEND=stream=egd
+    # RUN_COM2_SOCKET=PATH`, then a second QEMU's rng-egd connects to PATH.
+    # Here a client connects as rng-egd would and gets the EGD id back.
+    import os
+    import socket
+    import subprocess
+    from rand86 import ROOT
+    path = str(tmp_path / "egd.sock")
+    env = dict(os.environ, RAND86_ACCEL=os.environ.get("RAND86_ACCEL", "tcg"))
+    proc = subprocess.Popen(["python3", "-m", "scripts.run", "--append", "stream=egd",
+                             "--com2-socket", path], cwd=ROOT, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(path):
+            assert proc.poll() is None, "make run's QEMU exited"
+            assert time.monotonic() < deadline, "no socket at %s" % path
+            time.sleep(0.1)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        s.settimeout(1.0)
+        got, deadline = b"", time.monotonic() + 30
+        while len(got) < len(ID) and time.monotonic() < deadline:
+            s.sendall(b"\x04")                    # again until the guest's UART is up
+            try:
+                got += s.recv(64)
+            except socket.timeout:
+                pass
+        s.close()
+        assert got[:len(ID)] == ID, got
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -159,6 +159,24 @@ static void test_bad_word_does_not_stop_later_words(void **state)
 	assert_int_equal(o.stream, STREAM_OFF);
 }
 
+/* docs/PROTOCOL.md, "Boot options": hex numbers, and a repeated key's
+ * last good value wins while a bad one leaves what was in force. */
+static void test_hex_numbers_and_repeated_keys(void **state)
+{
+	(void)state;
+	struct warnings w;
+	struct boot_options o = parse("hz=0xfa baud=0x2580", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.hz, 250);
+	assert_int_equal(o.baud, 9600);
+	o = parse("hz=250 hz=500", &w);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(o.hz, 500);
+	o = parse("hz=250 hz=5", &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(o.hz, 250);
+}
+
 static void test_overlong_word_is_warned_whole(void **state)
 {
 	(void)state;
@@ -214,6 +232,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_match_spec),
+		cmocka_unit_test(test_hex_numbers_and_repeated_keys),
 		cmocka_unit_test(test_rtc_takes_off_and_every_divider_rate),
 		cmocka_unit_test(test_ata_default_follows_credit_unless_given),
 		cmocka_unit_test(test_kernel_path_and_bare_words_are_skipped),
