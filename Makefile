@@ -58,20 +58,30 @@ $(NEWLIB_STAMP): | deps
 	touch $@
 
 # Cold code, built for size to keep text+data < 64 KiB: the VGA dashboard
-# redraws one row per main-loop pass four times a second (-Os saves ~3.8
+# (and drivers/vga.c) redraws one row per main-loop pass four times a second (-Os saves ~3.8
 # KB); the shell, its commands, the option parser and its warnings, the
 # formatting helpers (64-bit decimals, escapes), the bench harness around
 # its timed calls, PCI probing, the CMOS clock and the clock's setup run
-# once per command or once per boot (~1.5 KB). The interrupt and output
-# paths stay -O2, but for arch/x86/clock.c, whose hot calls (clock_now,
-# entropy_now) are a compare and an rdtsc at either level (disassembled;
-# a trusted sample is 263 instructions at -Os against 275, make bench):
-# keep new hot code out of it. Also cold: the disk driver (a read every
-# 100 ms), device probing, the line editor and number parsing (one call
-# per console byte or word), the meter's full assessment (every 512
-# samples of a source, ~5 M instructions either way), the EGD parser (a
-# request at a time), the boot sequence and the i8042 driver (a key press
-# is a few dozen instructions at either level).
+# once per command or once per boot (~1.5 KB). Also cold: the disk driver
+# (a read every 100 ms), device probing, the line editor and number
+# parsing (one call per console byte or word), the meter and the
+# fixed-point maths (measure.c, fixed.c: the flush's per-sample update, and
+# every 512 samples of a source the full assessment, ~5 M instructions
+# either way), the EGD parser (a request at a time), the boot sequence,
+# the i8042 driver (a key press is a few dozen instructions at either
+# level) and the RTC's periodic handler.
+# What stays -O2: the entropy core's sample, flush and read paths
+# (random.c, estimate.c, sha1.c), the IDT's dispatch, the 8259, the PIT's
+# tick, kprintf, the main loop and the console layer (kern/console.c).
+# arch/x86/clock.c is -Os although clock_now and entropy_now are hot: at
+# either level they are a compare and an rdtsc (disassembled; a trusted
+# sample is 263 instructions at -Os against 275, make bench): keep new hot
+# code out of it.
+# The byte paths are -Os too, for the budget alone: the 16550 driver (both
+# COM ports' interrupts and output), the NE2000 driver and the stream
+# server (COM2, EGD, TCP) would add 560, 272 and 672 bytes at -O2, 65,718
+# with all three. The rates in docs/BENCHMARKS.md are measured with them
+# at -Os.
 COLD_OBJS := app/dashboard app/shell app/cmd_system app/cmd_entropy app/cmd_bench \
 	lib/options lib/fmt lib/num lib/lineedit kern/options kern/devices drivers/pci \
 	drivers/ata drivers/i8042 boot/main kern/sources arch/x86/clock arch/x86/cmos \

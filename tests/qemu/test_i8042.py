@@ -120,16 +120,15 @@ def test_no_controller_boots_and_reports_absence():
     to remove only the PS/2 mouse on the pc machine, so the mouse-less but
     controller-present path is not testable here."""
     with Rand86(extra=["-M", "pc,i8042=off"]) as vm:
-        # every probe wait is bounded: the prompt comes within 5 s of the
-        # appliance's own clock (about 0.1 s with the controller present)
+        # floating ports (status 0xFF) end the probe before any wait: the
+        # prompt comes within 1 s of the appliance's own clock (about 0.1 s
+        # with the controller present)
         ms = int(vm.status()["boot_to_prompt_ms"])
-        assert ms < 5000, "boot took %d guest ms without a controller" % ms
+        assert ms < 1000, "boot took %d guest ms without a controller" % ms
         assert "i8042: no controller at 0x60/0x64: keyboard and mouse absent" in vm.boot_log, \
             vm.boot_log
         assert vm.boot_log.count("no controller at 0x60/0x64") == 1
         assert "mouse: no PS/2 mouse" not in vm.boot_log, vm.boot_log
         src = vm.sources()
         assert "keyboard" not in src and "mouse" not in src, src
-        st = vm.status()
-        assert int(st["boot_to_prompt_ms"]) < 1000 if "boot_to_prompt_ms" in st else True
         vm.ok("status")

@@ -1,4 +1,4 @@
-"""Issue 14: holding up on real hardware and against hostile input.
+"""Holding up on real hardware and against hostile input.
 
 Each test attacks one weakness from outside: the PIT clock on a CPU without
 a TSC, console bytes that arrive at awkward moments, a crafted or flooding
