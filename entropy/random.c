@@ -38,26 +38,10 @@
  * v1.89 (Ts'o, 1999) estimated each sample from the first, second and
  * third order deltas of its source's interrupt times, and credited every
  * interrupt source it was told about, network cards included. In August
- * 2002 Oliver Xymoron posted four patches (docs/ENTROPY.md) arguing that this
- * overstates entropy badly:
- *
- *   - a source's clock is coarser than the CPU's: a 1 kHz keyboard timed
- *     by a 1 GHz TSC carries ~20 low bits of CPU noise that an observer
- *     of the keyboard can model. Each source declares its granularity and
- *     its deltas are shifted right by log2(clock/granularity);
- *   - the size of a delta from an exponential process is worth, by
- *     Benford's law, less than its bit length (table in estimate.c);
- *   - a periodic source is caught by |delta - last delta|;
- *   - interrupts arriving back to back, with no context switch between
- *     them, are an attacker's flood or a polling loop and earn nothing;
- *   - network timing is observable from outside and earns nothing: such
- *     sources are "untrusted", mixed but never credited;
- *   - the transfer from the primary to the secondary pool credited whole
- *     words whatever the primary held: bits out of thin air (1/4's fix);
- *   - the batch queue that carries samples from interrupt context to the
- *     pools dropped samples when full, so a flood of untrusted samples
- *     could push trusted ones out; 4/4 makes it a ring that XORs over
- *     itself (uncorrelated data XORed over random data leaves it random).
+ * 2002 Oliver Xymoron posted four patches arguing that this overstates
+ * entropy badly; what each changes (granularity and trust, the Benford
+ * estimate, the periodicity and back-to-back checks, honest transfers,
+ * the batch that wraps) is told once, in docs/ENTROPY.md, section 2.
  *
  * Ts'o answered that the delta-of-deltas already catches back-to-back
  * interrupts and that mixing the whole timestamp cannot hurt; Linus

@@ -8,11 +8,9 @@
 #include "entropy/entropy.h"
 
 /*
- * Layers (README "The source tree"): boot/ -> app/ -> kern/ -> drivers/ ->
- * arch/x86/, with entropy/ and lib/ below them all; a file includes its own
- * layer or lower. Nothing in drivers/ or arch/ includes this header: they
- * get their `struct rng *` and options as arguments at init and print
- * through lib/kprintf.h.
+ * kern/ is a floor of docs/LAYERS.md: nothing in drivers/ or arch/
+ * includes this header; they get their `struct rng *` and options as
+ * arguments at init and print through lib/kprintf.h.
  */
 
 extern struct boot_options boot_opts;        /* options.c */

@@ -1,4 +1,7 @@
-"""ATA PIO driver: probe, interrupt-completed reads as an untrusted source."""
+"""ATA PIO driver: probe, and interrupt-completed reads as the ata0..3 sources.
+
+Reads are counted and no disk is ever written; slaves and a CD-ROM on the
+channels, `ata=off`, no disks at all, and a model string with odd bytes."""
 import os
 import tempfile
 import time

@@ -1,4 +1,10 @@
-"""Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md)."""
+"""Boot and console behaviour of the real image under QEMU (docs/PROTOCOL.md).
+
+The banner and prompt, `status` keys, the clock on each CPU, `hz`, bad
+options, the line discipline byte by byte, `halt` (with and without
+QEMU's debug-exit) and `reboot`, a PC without COM2, the ISO through GRUB
+with its menu driven over COM1, an exception's report, the clock against
+the CMOS clock under -icount, the TSC calibration and a stalled QEMU."""
 import os
 import re
 import signal

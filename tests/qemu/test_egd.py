@@ -1,5 +1,10 @@
 """stream=egd: the EGD protocol on COM2 (docs/PROTOCOL.md "Stream port"),
-as QEMU's rng-egd backend and EGD clients speak it."""
+as QEMU's rng-egd backend and EGD clients speak it.
+
+Each request answered exactly and in order, a write mixed without credit,
+a blocked request holding its successors until entropy comes, the port
+answering again after garbage and a client gone mid-request, and `make
+run` putting COM2 on the socket rng-egd attaches to (docs/CLIENTS.md)."""
 import random
 import time
 

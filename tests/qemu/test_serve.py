@@ -1,4 +1,8 @@
-"""Serving random bytes on COM1 and COM2 (docs/PROTOCOL.md "Console", "Stream port")."""
+"""Serving random bytes on COM1 and COM2 (docs/PROTOCOL.md "Console", "Stream port").
+
+`random` and `urandom`: formats and exact counts, waiting, Ctrl-C;
+`stream`; conservation through a session; 16 MiB of urandom; COM2 in
+`random` mode; rngtest on COM1 and COM2; noise on COM2."""
 import re
 import subprocess
 import time
