@@ -22,6 +22,11 @@
  * credited this much in all since boot (random.c, "Seeded before serving"). */
 #define RNG_SEED_BITS       256
 #define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
+/* credit=measured: urandom's ChaCha20 generator (random.c, "urandom's generator") */
+#define RNG_CRNG_KEY_BITS   256     /* credited bits debited for each key */
+#define RNG_CRNG_READ_MAX   65536   /* longer reads are several reads, each erasing */
+#define RNG_CRNG_MIN_S      1       /* reseed interval: uptime/2 within [1 s, 60 s] */
+#define RNG_CRNG_MAX_S      60
 
 
 /* ---- Live measurement of a trusted source (measure.c; SP 800-90B) ----
@@ -149,12 +154,18 @@ struct rng {
 	 * latch set once they reach RNG_SEED_BITS (never cleared) */
 	uint64_t primary_credited_bits;
 	int seeded;
-	int seed_reseed_due;                 /* credit=measured: urandom's first read reseeds */
 	/* every bit removed from a pool count: credited_bits == primary +
 	 * secondary + spent_bits, exactly, at every moment between calls */
 	uint64_t spent_bits;
 	/* rng_aux_bytes' generator: outside the accounting */
 	uint32_t aux_key[5], aux_blocks;
+	/* credit=measured: urandom's ChaCha20 key, the keys made (first and
+	 * reseeds) and the bits they debited (in spent_bits too), the clock at
+	 * rng_init, at the last key and when the next is due; crng_due: a key
+	 * is owed and /dev/random waits for it */
+	uint32_t crng_key[8];
+	uint64_t crng_keys, crng_key_bits, crng_t0, crng_at, crng_next;
+	int crng_due;
 };
 
 /* One consistent copy of the counters (`status`, the dashboard). */
@@ -165,6 +176,8 @@ struct rng_stats {
 	uint64_t batch_samples, batch_flushes, batch_overwrites, reseeds;
 	uint64_t primary_credited_bits;      /* credited to the primary since init */
 	int seeded;                          /* primary_credited_bits reached RNG_SEED_BITS */
+	uint64_t crng_keys, crng_key_bits;   /* urandom's ChaCha20 keys made, bits they spent */
+	uint64_t crng_keyed_ms, crng_reseed_ms;  /* since rng_init: last key, next reseed due */
 };
 
 /* One consistent copy of a source's counters (`sources`, the dashboard). */
