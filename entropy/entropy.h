@@ -314,6 +314,10 @@ unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t
 void rng_pool_init(struct rng_pool *p, unsigned poolwords);
 /* v1.89's add_timer_randomness: estimate, mix into p and credit it at once. */
 void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum);
+/* Key a SCRATCH instance's urandom generator from its pools, no credit
+ * taken or checked: bench times ChaCha20 without honest samples. Never on
+ * the live instance (urandom would serve unseeded). */
+void rng_bench_crng_key(struct rng *r);
 
 /* Struct fields above are for entropy/ and its tests (entropy_internal.h):
  * everything else goes through these functions. */

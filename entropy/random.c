@@ -608,6 +608,12 @@ static void rng_crng_tick(struct rng *r)
  * /dev/random and /dev/urandom
  **********************************************************************/
 
+void rng_bench_crng_key(struct rng *r)
+{
+	rng_pool_extract(&r->primary, r->crng_key, sizeof(r->crng_key));
+	r->crng_keys++;
+}
+
 /* credit=measured: urandom's key is owed, and goes before /dev/random. */
 static int rng_crng_owed(const struct rng *r)
 {
