@@ -264,14 +264,17 @@ unsigned rng_batch_flush(struct rng *r);
 /* /dev/random: returns bytes written (0 = must wait), n <= min(len, 340, primary_bits/8). */
 size_t rng_read_random(struct rng *r, void *buf, size_t len);
 /* /dev/urandom: len bytes, or 0 (nothing written, nothing counted) while
- * rng_urandom_ready() is false; never takes the primary below
+ * rng_urandom_ready() is false. credit=measured: ChaCha20, one erasing
+ * read per call (per RNG_CRNG_READ_MAX bytes), no pool count touched;
+ * otherwise v1.89's, never taking the primary below
  * RNG_URANDOM_RESERVE_BITS. */
 size_t rng_read_urandom(struct rng *r, void *buf, size_t len);
 /* True once the primary has been credited RNG_SEED_BITS in all since
  * rng_init (any policy); it never becomes false again. */
 int rng_seeded(const struct rng *r);
-/* True when /dev/urandom serves: seeded, or a seed rule (credit=xymoron,
- * credit=tso) that never waits. */
+/* True when /dev/urandom serves: the generator has its first key (so the
+ * pools were seeded), or a seed rule (credit=xymoron, credit=tso) that
+ * never waits. */
 int rng_urandom_ready(const struct rng *r);
 /* Bytes for the appliance's own use (the disk driver's read addresses):
  * from a generator keyed by the pools, outside the accounting: no pool

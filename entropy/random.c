@@ -233,19 +233,32 @@
  * rng_read_urandom() returns nothing, counts nothing and extracts
  * nothing, so the check cannot be skipped by a caller. After that it
  * never waits again, whatever the counts do: /dev/urandom's promise.
- * Seeding the primary is not enough: urandom reads the SECONDARY, and
- * its transfers take only what the primary holds above the 256-bit
- * reserve, so right after seeding the secondary still held boot data
- * alone, and two deterministic boots given different keys served the
- * same first bytes (tests/qemu/test_seeding.py caught it). So the first
- * urandom read after seeding starts with a catastrophic reseed: a whole
- * buffer hashed out of the primary into the secondary, debited above the
- * reserve as every urandom reseed is.
+ * Under credit=measured urandom is a ChaCha20 generator (next section)
+ * and serves nothing before its first key, which the flush that sets the
+ * latch owes: 256 bits extracted from the primary (what seeded it) and
+ * the secondary, so two deterministic boots given different keys send
+ * different first bytes (tests/qemu/test_seeding.py).
  * Only bits a flush really added to the primary count; mixing without
  * credit (boot data) never does, and the secondary's credit came from
  * the primary anyway. Under credit=xymoron and credit=tso urandom keeps
  * the seeds' behaviour (never waits): those modes replay 2002 and 1999,
  * hole included, and the latch is shown but not obeyed.
+ *
+ * urandom's generator (credit=measured)
+ * ======================================
+ *
+ * v1.89 hashed the secondary pool once per 10 bytes of urandom; on a
+ * 4 MIPS 386 that fills under half a 115200 line. Under credit=measured
+ * urandom is ChaCha20 with fast key erasure (chacha.c; Bernstein 2017,
+ * Linux 5.17), as Linux has served it since 4.8. Each key, the first and
+ * every reseed, takes RNG_CRNG_KEY_BITS credited bits the pools hold,
+ * debited as spent (the identity below counts them); its bytes are v1.89
+ * extractions of both pools. The first key is owed from the flush that
+ * seeds; later ones uptime/2 after the last, within [1 s, 60 s] (Linux
+ * 5.18). The flush makes an owed key as soon as the pools hold its bits,
+ * and /dev/random waits while one is owed: the key goes first. Under
+ * credit=xymoron and credit=tso urandom is v1.89's, byte for byte
+ * (tests/vectors/urandom_v189/). docs/ENTROPY.md section 10 has the why.
  *
  * Accounting (what `status` shows): an identity, not an inequality
  * ================================================================
@@ -256,10 +269,10 @@
  *                   the secondary's debit when it serves random or
  *                   urandom bytes, the part of a transfer the secondary
  *                   could not hold, the primary's debit for a
- *                   catastrophic reseed.
+ *                   catastrophic reseed, a urandom generator key.
  *   random_bytes    bytes served by rng_read_random().
  *
- * Only flushes raise a pool count and only the three debits above lower
+ * Only flushes raise a pool count and only the debits above lower
  * one, each adding exactly its amount to its counter; a transfer moves
  * bits from the primary to the secondary and spends the remainder. So
  * at every moment between calls
