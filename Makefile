@@ -102,7 +102,7 @@ $(BUILD)/k/%.o: %.S
 
 $(BUILD)/rand86.elf: $(KOBJS) link.ld $(NEWLIB_STAMP)
 	@echo "  LD      $@"
-	@ld $(KLDFLAGS) -o $@ $(KOBJS) $(NEWLIB_LIBC) $(LIBGCC)
+	@ld $(KLDFLAGS) -Map=$(BUILD)/rand86.map -o $@ $(KOBJS) $(NEWLIB_LIBC) $(LIBGCC)
 	@size $@
 
 -include $(KOBJS:.o=.d)

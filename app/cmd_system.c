@@ -62,6 +62,11 @@ int cmd_status(int argc, char **argv)
 	kprintf("batch_overwrites: %s\r\n", u64_str(b, st->batch_overwrites));
 	kprintf("seeded: %d\r\n", st->seeded);
 	kprintf("seeded_ms: %lu\r\n", (unsigned long)s.seeded_ms);
+	/* credit=measured: urandom's ChaCha20 keys (docs/ENTROPY.md); 0 otherwise */
+	kprintf("urandom_keys: %s\r\n", u64_str(b, st->crng_keys));
+	kprintf("urandom_key_bits: %s\r\n", u64_str(b, st->crng_key_bits));
+	kprintf("urandom_keyed_ms: %s\r\n", u64_str(b, st->crng_keyed_ms));
+	kprintf("urandom_reseed_ms: %s\r\n", u64_str(b, st->crng_reseed_ms));
 	kprintf("stream: %s\r\n", serial_present(COM2) ? stream_mode_name(boot_opts.stream) : "absent");
 	if (boot_opts.stream == STREAM_EGD)
 		kprintf("egd_requests: %lu\r\negd_bytes: %s\r\n", (unsigned long)s.egd_requests,

@@ -22,6 +22,11 @@
  * credited this much in all since boot (random.c, "Seeded before serving"). */
 #define RNG_SEED_BITS       256
 #define RNG_AUX_REKEY       64      /* rng_aux_bytes: blocks between new keys */
+/* credit=measured: urandom's ChaCha20 generator (random.c, "urandom's generator") */
+#define RNG_CRNG_KEY_BITS   256     /* credited bits debited for each key */
+#define RNG_CRNG_READ_MAX   65536   /* longer reads are several reads, each erasing */
+#define RNG_CRNG_MIN_S      1       /* reseed interval: uptime/2 within [1 s, 60 s] */
+#define RNG_CRNG_MAX_S      60
 
 
 /* ---- Live measurement of a trusted source (measure.c; SP 800-90B) ----
@@ -154,12 +159,18 @@ struct rng {
 	int seeded;
 	/* the machine's clock counts instructions (rng_clock_counts_instructions) */
 	int instruction_clock;
-	int seed_reseed_due;                 /* credit=measured: urandom's first read reseeds */
 	/* every bit removed from a pool count: credited_bits == primary +
 	 * secondary + spent_bits, exactly, at every moment between calls */
 	uint64_t spent_bits;
 	/* rng_aux_bytes' generator: outside the accounting */
 	uint32_t aux_key[5], aux_blocks;
+	/* credit=measured: urandom's ChaCha20 key, the keys made (first and
+	 * reseeds) and the bits they debited (in spent_bits too), the clock at
+	 * rng_init, at the last key and when the next is due; crng_due: a key
+	 * is owed and /dev/random waits for it */
+	uint32_t crng_key[8];
+	uint64_t crng_keys, crng_key_bits, crng_t0, crng_at, crng_next;
+	int crng_due;
 };
 
 /* One consistent copy of the counters (`status`, the dashboard). */
@@ -170,6 +181,8 @@ struct rng_stats {
 	uint64_t batch_samples, batch_flushes, batch_overwrites, reseeds;
 	uint64_t primary_credited_bits;      /* credited to the primary since init */
 	int seeded;                          /* primary_credited_bits reached RNG_SEED_BITS */
+	uint64_t crng_keys, crng_key_bits;   /* urandom's ChaCha20 keys made, bits they spent */
+	uint64_t crng_keyed_ms, crng_reseed_ms;  /* since rng_init: last key, next reseed due */
 };
 
 /* One consistent copy of a source's counters (`sources`, the dashboard). */
@@ -249,14 +262,17 @@ unsigned rng_batch_flush(struct rng *r);
 /* /dev/random: returns bytes written (0 = must wait), n <= min(len, 340, primary_bits/8). */
 size_t rng_read_random(struct rng *r, void *buf, size_t len);
 /* /dev/urandom: len bytes, or 0 (nothing written, nothing counted) while
- * rng_urandom_ready() is false; never takes the primary below
+ * rng_urandom_ready() is false. credit=measured: ChaCha20, one erasing
+ * read per call (per RNG_CRNG_READ_MAX bytes), no pool count touched;
+ * otherwise v1.89's, never taking the primary below
  * RNG_URANDOM_RESERVE_BITS. */
 size_t rng_read_urandom(struct rng *r, void *buf, size_t len);
 /* True once the primary has been credited RNG_SEED_BITS in all since
  * rng_init (any policy); it never becomes false again. */
 int rng_seeded(const struct rng *r);
-/* True when /dev/urandom serves: seeded, or a seed rule (credit=xymoron,
- * credit=tso) that never waits. */
+/* True when /dev/urandom serves: the generator has its first key (so the
+ * pools were seeded), or a seed rule (credit=xymoron, credit=tso) that
+ * never waits. */
 int rng_urandom_ready(const struct rng *r);
 /* Bytes for the appliance's own use (the disk driver's read addresses):
  * from a generator keyed by the pools, outside the accounting: no pool

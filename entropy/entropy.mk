@@ -17,7 +17,7 @@ ENTROPY_HDRS := entropy/entropy.h entropy/entropy_hooks.h entropy/entropy_intern
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
 ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure \
-	test_entropy_est_stat test_entropy_est_pred
+	test_entropy_est_stat test_entropy_est_pred test_entropy_crng
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
@@ -56,6 +56,12 @@ $(ENTROPY_HOST)/gen/est_stat_vectors.h: $(ENTROPY_EST_VEC)
 
 $(ENTROPY_HOST)/test_entropy_est_stat: tests/unit/test_entropy_est_stat.c \
 		$(ENTROPY_HOST)/gen/est_stat_vectors.h $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
+
+# urandom's generator: RFC 8439 vectors, erasure, schedule, v1.89's recorded bytes.
+$(ENTROPY_HOST)/test_entropy_crng: tests/unit/test_entropy_crng.c tests/vectors/urandom_v189/scenario.h \
+		tests/vectors/urandom_v189/v189.bin $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 

@@ -37,6 +37,11 @@ enum rng_health rng_meter_health(const struct rng_meter *m);
 uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
 uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
 
+/* Key a SCRATCH instance's urandom generator from its pools, no credit
+ * taken or checked: bench times ChaCha20 without honest samples. Never on
+ * the live instance (urandom would serve unseeded). */
+void rng_bench_crng_key(struct rng *r);
+
 /* ---- Instance plumbing the appliance does not use ---- */
 /* A sample counted on r->untrusted_sink (events, tso_bits), never
  * credited, whatever the sink's trusted flag. */

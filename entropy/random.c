@@ -248,19 +248,32 @@
  * rng_read_urandom() returns nothing, counts nothing and extracts
  * nothing, so the check cannot be skipped by a caller. After that it
  * never waits again, whatever the counts do: /dev/urandom's promise.
- * Seeding the primary is not enough: urandom reads the SECONDARY, and
- * its transfers take only what the primary holds above the 256-bit
- * reserve, so right after seeding the secondary still held boot data
- * alone, and two deterministic boots given different keys served the
- * same first bytes (tests/qemu/test_seeding.py caught it). So the first
- * urandom read after seeding starts with a catastrophic reseed: a whole
- * buffer hashed out of the primary into the secondary, debited above the
- * reserve as every urandom reseed is.
+ * Under credit=measured urandom is a ChaCha20 generator (next section)
+ * and serves nothing before its first key, which the flush that sets the
+ * latch owes: 256 bits extracted from the primary (what seeded it) and
+ * the secondary, so two deterministic boots given different keys send
+ * different first bytes (tests/qemu/test_seeding.py).
  * Only bits a flush really added to the primary count; mixing without
  * credit (boot data) never does, and the secondary's credit came from
  * the primary anyway. Under credit=xymoron and credit=tso urandom keeps
  * the seeds' behaviour (never waits): those modes replay 2002 and 1999,
  * hole included, and the latch is shown but not obeyed.
+ *
+ * urandom's generator (credit=measured)
+ * ======================================
+ *
+ * v1.89 hashed the secondary pool once per 10 bytes of urandom; on a
+ * 4 MIPS 386 that fills under half a 115200 line. Under credit=measured
+ * urandom is ChaCha20 with fast key erasure (chacha.c; Bernstein 2017,
+ * Linux 5.17), as Linux has served it since 4.8. Each key, the first and
+ * every reseed, takes RNG_CRNG_KEY_BITS credited bits the pools hold,
+ * debited as spent (the identity below counts them); its bytes are v1.89
+ * extractions of both pools. The first key is owed from the flush that
+ * seeds; later ones uptime/2 after the last, within [1 s, 60 s] (Linux
+ * 5.18). The flush makes an owed key as soon as the pools hold its bits,
+ * and /dev/random waits while one is owed: the key goes first. Under
+ * credit=xymoron and credit=tso urandom is v1.89's, byte for byte
+ * (tests/vectors/urandom_v189/). docs/ENTROPY.md section 10 has the why.
  *
  * Accounting (what `status` shows): an identity, not an inequality
  * ================================================================
@@ -271,10 +284,10 @@
  *                   the secondary's debit when it serves random or
  *                   urandom bytes, the part of a transfer the secondary
  *                   could not hold, the primary's debit for a
- *                   catastrophic reseed.
+ *                   catastrophic reseed, a urandom generator key.
  *   random_bytes    bytes served by rng_read_random().
  *
- * Only flushes raise a pool count and only the three debits above lower
+ * Only flushes raise a pool count and only the debits above lower
  * one, each adding exactly its amount to its counter; a transfer moves
  * bits from the primary to the secondary and spends the remainder. So
  * at every moment between calls
@@ -554,12 +567,90 @@ static void rng_extract_secondary(struct rng *r, void *out, size_t nbytes, unsig
 }
 
 /**********************************************************************
+ * urandom's generator (credit=measured): its keys and their schedule
+ **********************************************************************/
+
+/*
+ * A key: RNG_CRNG_KEY_BITS credited bits that the pools hold now, debited
+ * from the primary first and then the secondary, and spent. Its bytes are
+ * v1.89 extractions of both pools (the hash and its feedback), XORed into
+ * the old key as Linux 4.8's crng_reseed did, so a reseed never loses what
+ * the old key had. Returns 0, with nothing changed, when the pools hold
+ * fewer bits than a key needs.
+ */
+static int rng_crng_key(struct rng *r)
+{
+	uint32_t k[8];
+	unsigned got, i;
+	int have = r->primary.entropy_count + r->secondary.entropy_count;
+
+	if (have < RNG_CRNG_KEY_BITS)
+		return 0;
+	got = rng_debit(&r->primary, RNG_CRNG_KEY_BITS);
+	got += rng_debit(&r->secondary, RNG_CRNG_KEY_BITS - got);
+	r->spent_bits += got;
+	r->crng_key_bits += got;
+	rng_pool_extract(&r->primary, k, sizeof(k));
+	for (i = 0; i < 8; i++)
+		r->crng_key[i] ^= k[i];
+	rng_pool_extract(&r->secondary, k, sizeof(k));
+	for (i = 0; i < 8; i++)
+		r->crng_key[i] ^= k[i];
+	rng_wipe(k, sizeof(k));
+	r->crng_keys++;
+	return 1;
+}
+
+/*
+ * After each flush (guest time, the timer tick): make the key that is
+ * owed - the first once seeded, then one when the schedule says - as soon
+ * as the pools hold its bits; /dev/random waits meanwhile (crng_due).
+ * Schedule (Linux 5.18's crng_has_old_seed): the next key is due
+ * uptime/2 after this one, at least RNG_CRNG_MIN_S and at most
+ * RNG_CRNG_MAX_S seconds, uptime counted from rng_init.
+ */
+static void rng_crng_tick(struct rng *r)
+{
+	uint64_t now, sec, gap;
+
+	if (r->estimator != RNG_CREDIT_MEASURED || !r->seeded)
+		return;
+	now = rng_plat->now();
+	if (!r->crng_due && (int64_t)(now - r->crng_next) < 0)
+		return;
+	r->crng_due = 1;
+	if (!rng_crng_key(r))
+		return;
+	r->crng_due = 0;
+	sec = (uint64_t)rng_plat->clock_khz() * 1000u;
+	gap = (now - r->crng_t0) / 2;
+	if (gap < RNG_CRNG_MIN_S * sec)
+		gap = RNG_CRNG_MIN_S * sec;
+	if (gap > RNG_CRNG_MAX_S * sec)
+		gap = RNG_CRNG_MAX_S * sec;
+	r->crng_at = now;
+	r->crng_next = now + gap;
+}
+
+/**********************************************************************
  * /dev/random and /dev/urandom
  **********************************************************************/
 
+void rng_bench_crng_key(struct rng *r)
+{
+	rng_pool_extract(&r->primary, r->crng_key, sizeof(r->crng_key));
+	r->crng_keys++;
+}
+
+/* credit=measured: urandom's key is owed, and goes before /dev/random. */
+static int rng_crng_owed(const struct rng *r)
+{
+	return r->crng_due && r->estimator == RNG_CREDIT_MEASURED;
+}
+
 int rng_random_ready(const struct rng *r)
 {
-	return r->primary.entropy_count >= RNG_READ_WAKEUP_BITS;
+	return r->primary.entropy_count >= RNG_READ_WAKEUP_BITS && !rng_crng_owed(r);
 }
 
 /*
@@ -577,7 +668,7 @@ size_t rng_read_random(struct rng *r, void *buf, size_t len)
 		n = RNG_SEC_XFER_BYTES;
 	if (n > avail)
 		n = avail;
-	if (n == 0)
+	if (n == 0 || rng_crng_owed(r))    /* urandom's key goes first */
 		return 0;
 	rng_extract_secondary(r, buf, n, 0);
 	r->random_bytes += n;
@@ -591,7 +682,23 @@ int rng_seeded(const struct rng *r)
 
 int rng_urandom_ready(const struct rng *r)
 {
-	return r->seeded || r->estimator != RNG_CREDIT_MEASURED;
+	if (r->estimator == RNG_CREDIT_MEASURED)
+		return r->crng_keys != 0;       /* keyed implies seeded */
+	return 1;
+}
+
+/* credit=measured: the ChaCha20 generator, one erasing read per
+ * RNG_CRNG_READ_MAX bytes (the appliance's callers take 256 at a time). */
+static void rng_crng_serve(struct rng *r, uint8_t *dst, size_t len)
+{
+	size_t n;
+
+	while (len) {
+		n = len < RNG_CRNG_READ_MAX ? len : RNG_CRNG_READ_MAX;
+		rng_crng_read(r->crng_key, dst, n);
+		dst += n;
+		len -= n;
+	}
 }
 
 size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
@@ -601,11 +708,11 @@ size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
 
 	if (!rng_urandom_ready(r))
 		return 0;
-	if (r->seed_reseed_due) {
-		r->seed_reseed_due = 0;
-		r->extracted_since_reseed = RNG_RESEED_BYTES;   /* reseed before the first byte */
-	}
 	r->urandom_bytes += len;
+	if (r->estimator == RNG_CREDIT_MEASURED) {
+		rng_crng_serve(r, dst, len);
+		return served;
+	}
 	while (len) {
 		/* Chunks end where the next catastrophic reseed is due. */
 		n = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
@@ -684,6 +791,7 @@ void rng_init(struct rng *r, enum rng_estimator est)
 	rng_pool_init(&r->secondary, RNG_SECONDARY_WORDS);
 	r->estimator = est;
 	r->batch_target = &r->primary;
+	r->crng_t0 = rng_plat ? rng_plat->now() : 0;
 }
 
 void rng_set_default(struct rng *r)
@@ -828,7 +936,13 @@ void rng_stats(const struct rng *r, struct rng_stats *st)
 	st->reseeds = r->reseeds;
 	st->primary_credited_bits = r->primary_credited_bits;
 	st->seeded = r->seeded;
+	st->crng_keys = r->crng_keys;
+	st->crng_key_bits = r->crng_key_bits;
+	st->crng_keyed_ms = r->crng_keys ? r->crng_at - r->crng_t0 : 0;
+	st->crng_reseed_ms = r->crng_keys ? r->crng_next - r->crng_t0 : 0;
 	rng_plat->irq_restore(flags);
+	st->crng_keyed_ms /= rng_plat->clock_khz();      /* ticks to ms, outside the mask */
+	st->crng_reseed_ms /= rng_plat->clock_khz();
 }
 
 void rng_source_stats(const struct entropy_source *src, struct rng_source_stats *st)
@@ -1114,8 +1228,7 @@ static void rng_count_seed(struct rng *r, unsigned credited)
 	r->primary_credited_bits += credited;
 	if (r->primary_credited_bits >= RNG_SEED_BITS && !r->seeded) {
 		r->seeded = 1;
-		/* the secondary holds only boot data so far: key it first */
-		r->seed_reseed_due = r->estimator == RNG_CREDIT_MEASURED;
+		r->crng_due = r->estimator == RNG_CREDIT_MEASURED;   /* the first key */
 	}
 }
 
@@ -1163,5 +1276,6 @@ unsigned rng_batch_flush(struct rng *r)
 	r->batch_flushes++;
 	if (target == &r->primary)
 		rng_count_seed(r, credited);
+	rng_crng_tick(r);
 	return credited;
 }

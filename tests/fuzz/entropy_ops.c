@@ -115,6 +115,10 @@ static const char *ops_read_random(struct ops_world *w, uint32_t a)
 
 	if ((size_t)primary / 8 < cap)
 		cap = (size_t)primary / 8;
+	if (r->crng_due && r->estimator == RNG_CREDIT_MEASURED)
+		cap = 0;                 /* urandom's key is owed: it goes first */
+	if (r->crng_due && w->primary_credited < RNG_SEED_BITS)
+		OPS_FAIL("a urandom key is owed before seeding");
 	if (n != cap)
 		OPS_FAIL("random read of %zu with primary %d bits served %zu, want %zu", len, primary, n, cap);
 	if (ops_energy(r) > before - 8 * (int)n)
@@ -172,10 +176,16 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 	int before = ops_energy(r);
 	uint64_t served = r->urandom_bytes, spent = r->spent_bits;
 	/* Seeded before serving: under credit=measured nothing leaves before
-	 * the primary has been credited RNG_SEED_BITS in all (counted here by
-	 * the harness from the flushes it ran, not read from the core). */
-	int may_serve = r->estimator != RNG_CREDIT_MEASURED || w->primary_credited >= RNG_SEED_BITS;
+	 * the generator has a key, and no key before the primary has been
+	 * credited RNG_SEED_BITS in all (counted here by the harness from the
+	 * flushes it ran, not read from the core). */
+	int keyed = r->crng_keys != 0;
+	int may_serve = r->estimator != RNG_CREDIT_MEASURED || keyed;
 	size_t want = may_serve ? len : 0, got;
+
+	if (keyed && w->primary_credited < RNG_SEED_BITS)
+		OPS_FAIL("urandom keyed with %llu bits credited to the primary",
+			(unsigned long long)w->primary_credited);
 
 	got = rng_read_urandom(r, w->buf, len);
 	if (got != want)
@@ -197,15 +207,22 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 static const char *ops_flush(struct ops_world *w)
 {
 	struct rng *r = &w->r;
-	int before = ops_energy(r), primary = r->primary.entropy_count;
-	uint64_t credited = r->credited_bits;
+	int before = ops_energy(r), to_primary = r->primary.entropy_count < RNG_PRIMARY_WORDS * 32;
+	uint64_t credited = r->credited_bits, keys = r->crng_keys, key_bits = r->crng_key_bits;
+	uint64_t spent = r->spent_bits;
 	unsigned got = rng_batch_flush(r);
+	int debit = (int)(r->crng_key_bits - key_bits);   /* urandom's keys, made in the flush */
 
-	w->primary_credited += (uint64_t)(r->primary.entropy_count - primary);  /* only flushes raise it */
-
+	if (to_primary)                                   /* the flush fills the primary first */
+		w->primary_credited += got;
 	if (got > RNG_BATCH_WORDS)
 		OPS_FAIL("flush credited %u bits, cap is %u", got, RNG_BATCH_WORDS);
-	if (r->credited_bits != credited + got || ops_energy(r) != before + (int)got)
+	if (r->crng_keys - keys > 1 || debit != (int)(r->crng_keys - keys) * RNG_CRNG_KEY_BITS ||
+	    r->spent_bits != spent + (uint64_t)debit)
+		OPS_FAIL("flush made %llu keys debiting %d bits (spent %llu)",
+			(unsigned long long)(r->crng_keys - keys), debit,
+			(unsigned long long)(r->spent_bits - spent));
+	if (r->credited_bits != credited + got || ops_energy(r) != before + (int)got - debit)
 		OPS_FAIL("flush returned %u but credited_bits grew by %llu and the pools by %d", got,
 			(unsigned long long)(r->credited_bits - credited), ops_energy(r) - before);
 	return NULL;

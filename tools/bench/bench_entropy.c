@@ -20,7 +20,7 @@ extern uint32_t stub_switches, stub_clock_khz;
 void stub_reset(void);
 
 #define BENCH_REPS 9
-#define BENCH_URANDOM_BYTES 10240     /* the dump name below says so too */
+#define BENCH_URANDOM_BYTES 4096      /* the longest read benched */
 
 static struct rng r;
 static struct entropy_source kbd, shadow, kbd1999;
@@ -153,28 +153,46 @@ static void bench_batch_flush(void)
 	}
 }
 
-static void bench_urandom(void)
+/* A v1.89 instance beside it: credit=xymoron keeps the seeds' urandom. */
+static struct rng r189;
+
+/* Per-byte cost of `len`-byte urandom reads on x, each read bracketed. */
+static void bench_reads(struct rng *x, size_t len, const char *name)
 {
 	unsigned i;
 
+	for (i = 0; i < 3; i++) {
+		CALLGRIND_ZERO_STATS;
+		rng_read_urandom(x, buf, len);
+		CALLGRIND_DUMP_STATS_AT(name);
+	}
+}
+
+static void bench_urandom(void)
+{
 	/* urandom waits for seeding under credit=measured: seed it first, as
-	 * 256 bits of the meter's grants would (outside the brackets) */
+	 * 256 bits of the meter's grants would (outside the brackets); the
+	 * flush that seeds makes the generator's first key */
 	CALLGRIND_STOP_INSTRUMENTATION;
 	r.primary.entropy_count = 0;
 	r.batch_credit = RNG_SEED_BITS;
 	r.batch_samples_pending = 1;
 	rng_batch_flush(&r);
-	if (!rng_seeded(&r)) {
-		fprintf(stderr, "bench_entropy: the scratch instance did not seed\n");
+	if (!rng_urandom_ready(&r)) {
+		fprintf(stderr, "bench_entropy: the scratch instance has no urandom key\n");
 		exit(1);
 	}
+	rng_init(&r189, RNG_CREDIT_XYMORON);
+	memcpy(r189.primary.words, r.primary.words, sizeof(r189.primary.words));
+	r189.primary.entropy_count = RNG_PRIMARY_WORDS * 32;
+	r189.secondary.entropy_count = RNG_SECONDARY_WORDS * 32;
 	CALLGRIND_START_INSTRUMENTATION;
-	/* urandom: a long read, transfers and reseeds amortised */
-	for (i = 0; i < 3; i++) {
-		CALLGRIND_ZERO_STATS;
-		rng_read_urandom(&r, buf, sizeof(buf));
-		bench_dump("extract_per_urandom_byte/10240");
-	}
+	/* the default policy's urandom (ChaCha20, key erasure included) */
+	bench_reads(&r, 256, "urandom_per_byte_256/256");
+	bench_reads(&r, 4096, "urandom_per_byte_4096/4096");
+	/* v1.89's, as credit=xymoron and tso still serve it */
+	bench_reads(&r189, 256, "urandom_v189_per_byte_256/256");
+	bench_reads(&r189, 4096, "urandom_v189_per_byte_4096/4096");
 }
 
 static void bench_round(void)

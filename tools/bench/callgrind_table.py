@@ -40,7 +40,9 @@ def main():
     print("%-28s %14s" % ("operation (host, -O2)", "instructions"))
     for op in ("add_timing_entropy", "add_timing_entropy_1999", "flush_measure_32_samples",
                "xymoron_estimate", "tso_estimate", "batch_flush",
-               "extract_per_urandom_byte", "secondary_round_10_bytes"):
+               "urandom_per_byte_256", "urandom_per_byte_4096",
+               "urandom_v189_per_byte_256", "urandom_v189_per_byte_4096",
+               "secondary_round_10_bytes"):
         if op in cost:
             print("%-28s %14.1f" % (op, cost[op]))
     for op in sorted(o for o in cost if o.startswith("est_")):

@@ -1,0 +1,83 @@
+"""urandom's ChaCha20 generator under credit=measured (docs/ENTROPY.md,
+"urandom's generator"): its keys as `status` shows them, in guest time.
+
+QEMU -icount shift=5 makes guest time the instruction count while the
+guest runs; sleep=on lets an idle guest's clock follow the host's, so the
+timer and the rtc credit as on real hardware and the pools refill between
+keys (under sleep=off only typing credits, and a reseed's 256 bits take a
+minute of typing). Keys are typed over QMP too. The schedule is the one
+the docs state: the next key is due uptime/2 after the last one, at
+least 1 s and at most 60 s; each key debits 256 credited bits the pools
+hold, and the flush (one per timer tick) makes it as soon as it is due
+and the bits are there. Key times are the core's clock (the TSC) since
+the pools were initialised, in ms; `uptime_ms` is a separate, leap-checked
+clock, so the two are not compared.
+"""
+import random
+import time
+
+import pytest
+
+from rand86 import Rand86
+
+ICOUNT = ["-icount", "shift=5,sleep=on", "-rtc", "base=2020-01-01T00:00:00,clock=vm"]
+
+
+def keys_of(st):
+    return int(st["urandom_keys"]), int(st["urandom_keyed_ms"]), int(st["urandom_reseed_ms"])
+
+
+def due_after(keyed_ms):
+    """The schedule by hand: uptime/2, within [1 s, 60 s] (ms, floored)."""
+    return keyed_ms + min(max(keyed_ms // 2, 1000), 60000)
+
+
+@pytest.mark.timeout(120)
+def test_keys_follow_the_schedule_and_show_in_status():
+    rnd = random.Random(31)
+    with Rand86(append="stream=urandom", extra=ICOUNT, accel_name="tcg") as vm:
+        st = vm.status()
+        assert st["credit"] == "measured", st
+        assert keys_of(st) == (0, 0, 0), st
+        on_time, past_min = 0, False
+        deadline = time.monotonic() + 90
+        while True:
+            assert time.monotonic() < deadline, "on time: %d, last %r" % (on_time, st)
+            for _ in range(4):
+                vm.nudge(rnd)
+            prev, st = st, vm.status()
+            keys, keyed, reseed = keys_of(st)
+            # every key is 256 bits out of the pools, spent; stream=urandom
+            # reads nothing else, so spent_bits is the keys' alone
+            assert int(st["urandom_key_bits"]) == 256 * keys, st
+            assert int(st["spent_bits"]) == 256 * keys and st["random_bytes"] == "0", st
+            assert int(st["credited_bits"]) == (int(st["primary_bits"]) +
+                                                int(st["secondary_bits"]) +
+                                                int(st["spent_bits"])), st
+            if keys and st["seeded"] != "1":
+                pytest.fail("a key before seeded: 1: %r" % st)
+            if st["seeded"] == "1" and prev["seeded"] == "0":
+                assert keys >= 1, "the flush that seeded made no key: %r" % st
+            if keys == 0:
+                assert int(st["urandom_bytes"]) == 0 and vm.com2.available() == 0, st
+                continue
+            assert reseed == due_after(keyed) or reseed == due_after(keyed) + 1, st
+            past_min = past_min or keyed >= 3000     # uptime/2 is past the 1 s floor
+            pkeys, pkeyed, preseed = keys_of(prev)
+            if keys == pkeys + 1 and pkeys >= 1:
+                # a reseed, seen alone: made when due, not before
+                assert keyed >= preseed, (prev, st)
+                pool = int(prev["primary_bits"]) + int(prev["secondary_bits"])
+                # a flush per timer tick, run by the main loop: one busy
+                # with a command (status prints ~30 lines) may run it a
+                # few ticks late
+                late_ms = 5 * (1000 // int(st["hz"])) + 1
+                if pool >= 256:
+                    # the bits were there while it was not yet made, and
+                    # nothing but keys debits the pools here: the first
+                    # flush after the deadline must have made it
+                    assert keyed - preseed <= late_ms, (prev, st)
+                    on_time += 1
+            if keys >= 2 and on_time >= 1 and past_min:
+                break
+        assert vm.com2.read_exact(64, 30)          # and urandom serves
