@@ -151,6 +151,14 @@ static void print_milli(const char *key, uint32_t v)
 	printf("%s: %u.%03u bits/sample (%u milli)\n", key, v / 1000, v % 1000, v);
 }
 
+/* One symbol: to the meter, and kept for the full assessment. */
+static void add(uint32_t delta)
+{
+	if (m.n < CAPTURE_MAX)
+		cap[m.n] = (uint8_t)delta;
+	rng_meter_add(&m, (uint8_t)delta);
+}
+
 /* --raw and an optional path; -1 (usage printed) on anything else. */
 static int parse_args(int argc, char **argv, int *raw_sym, const char **path)
 {
@@ -186,9 +194,7 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), f)) {
 		if (!parse_line(line, &raw, &sh))
 			continue;
-		if (m.n < CAPTURE_MAX)
-			cap[m.n] = (uint8_t)(raw_sym ? raw : sh);
-		rng_meter_add(&m, (uint8_t)(raw_sym ? raw : sh));
+		add(raw_sym ? raw : sh);
 		if (m.n % RNG_METER_W == 0) {
 			h = rng_meter_estimate(&m);
 			windows++;
