@@ -22,9 +22,10 @@
  * and each block is assessed alone. The `assessment` line gives the mean
  * over the blocks, the figure to set against credit per sample (a mean
  * too), and the lowest block. A block is judged with wider confidence
- * bounds than ea_non_iid gives the whole capture, so this comes out at or
- * below the tool's figure. Compare with `ea_non_iid -v FILE.bin 8` on
- * samples2bin.py's output (docs/ENTROPY.md).
+ * bounds than ea_non_iid gives the whole capture, and the tool's
+ * estimators see structure longer than a block: the two differ either
+ * way (docs/compare.md prints both). Compare with `ea_non_iid -v
+ * FILE.bin 8` on samples2bin.py's output (docs/ENTROPY.md).
  */
 #include <stdint.h>
 #include <stdio.h>
