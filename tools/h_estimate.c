@@ -1,4 +1,4 @@
-/* h_estimate: the appliance's live min-entropy estimate and a full SP 800-90B 6.3 assessment of a `samples` capture.
+/* h_estimate: the meter's estimate and a full SP 800-90B 6.3 assessment of a `samples` capture.
  *
  *   build/host/h_estimate [--raw] [CAPTURE.txt | -]
  *

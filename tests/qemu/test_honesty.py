@@ -13,11 +13,12 @@ and 256): what these sources carry under TCG is the host's timing,
 which drifts with its load, and one long stretch of each would judge
 one minute by the next (a metronome typist, credited 1.4 bits a sample
 over one stretch of 1,024, was assessed 0.6 over the next on a busy
-host; in turns, credit and capture share the drift). The capture is assessed on the host by build/host/h_estimate
-(every non-IID estimator of 6.3, from entropy/; `make test-host` builds
-it), and the credit per sample must be at most 1.1x its mean over the
-capture's 1024-symbol blocks. The estimators themselves are checked
-against stored ea_non_iid figures by the unit tests (docs/TESTING.md).
+host; in turns, credit and capture share the drift). The captures are
+assessed on the host by build/host/h_estimate (every non-IID estimator
+of 6.3, from entropy/; `make test-host` builds it), and the credit per
+sample must be at most 1.1x its mean over their 1024-symbol blocks.
+The estimators themselves are checked against stored ea_non_iid
+figures by the unit tests (docs/TESTING.md).
 
 Input is injected over QMP, timed by this test; the figures are the
 host's, the bound is a relation between two of them.
