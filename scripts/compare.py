@@ -295,7 +295,8 @@ def judge(sc, text, keep):
     out = samples2bin.run_ea_non_iid(base + ".bin", timeout=1200)
     if keep:
         for ext, body in ((".capture.txt", text), (".h_estimate.txt", own["out"]),
-                          (".ea_non_iid.txt", out and "$ ea_non_iid -v %s.bin 8\n%s" % (sc.name, out))):
+                          (".ea_non_iid.txt",
+                           out and "$ ea_non_iid -v %s.bin 8\n%s" % (sc.name, out))):
             if body is not None:
                 with open(base + ext, "w") as f:
                     f.write(body)
@@ -384,7 +385,8 @@ def md_header(meta):
         "- run time: %.0f s" % meta["elapsed"],
         "- ea_non_iid: %s" % (meta["ea_version"] or "not on PATH (its columns say `-`)"), "",
         "Each scenario is one boot. With a main source: a warm-up of %d of its" % WARMUP,
-        "measured samples (%d for the rtc; the meter credits nothing in its first 64)," % RTC_WARMUP,
+        "measured samples (%d for the rtc; the meter credits nothing in its first 64),"
+        % RTC_WARMUP,
         "then %d turns of a credited stretch (the change in `sources` over %d measured"
         % (ROUNDS, STRETCH),
         "samples; %d for the disk, %d for the timer and the rtc) and a capture of the"
