@@ -557,14 +557,15 @@ def run_meta():
 
 
 def ea_version():
-    """ea_non_iid's path and version line, or None when not on PATH."""
+    """ea_non_iid's version line (not its path: this machine's), or None
+    when it is not on PATH."""
     ea = shutil.which("ea_non_iid")
     if not ea:
         return None
     out = subprocess.run([ea, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True).stdout
     first = [l.strip() for l in out.splitlines() if l.strip()]
-    return "%s (%s)" % (ea, first[0] if first else "version unknown")
+    return "`ea_non_iid --version`: %s" % (first[0] if first else "unknown")
 
 
 def git_rev():
