@@ -208,6 +208,8 @@ test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
 	$(PYRUN) pytest -q -p no:cacheprovider -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS) tests/qemu
 
 test-qemu: $(BUILD)/rand86-floppy.img $(BUILD)/rand86-hdd.img $(BUILD)/linux/initrd.gz
+# test_honesty.py assesses its captures with the host's full assessment.
+test-qemu: $(BUILD)/host/h_estimate
 
 # A Linux guest for the client tests: Debian packages fetched once, kept in build/.
 $(BUILD)/linux/initrd.gz: scripts/linux-guest | deps
@@ -243,6 +245,7 @@ SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts.soak --seconds $(SOAK_SECONDS)
 
-# --- credited bits vs the meter and SP 800-90B (docs/compare.md, docs/compare.png) ---
-compare: deps $(BUILD)/rand86.elf
+# --- credited bits vs the meter and SP 800-90B (docs/compare.md, docs/compare.png,
+# docs/dashboard.png); ea_non_iid too when it is on PATH ---
+compare: deps $(BUILD)/rand86.elf $(BUILD)/host/h_estimate
 	$(PYRUN) scripts.compare

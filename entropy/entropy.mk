@@ -90,11 +90,13 @@ fuzz: $(ENTROPY_HOST)/fuzz_entropy
 	$(ENTROPY_HOST)/fuzz_entropy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 $(ENTROPY_HOST)/fuzz-corpus
 
-# The on-board estimator on a `samples` capture (tools/h_estimate.c).
-$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c entropy/fixed.c $(ENTROPY_HDRS)
+# The on-board estimator and the full SP 800-90B 6.3 assessment on a
+# `samples` capture (tools/h_estimate.c).
+$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c entropy/est_pred.c \
+		entropy/fixed.c $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $< entropy/measure.c \
-		entropy/est_stat.c entropy/fixed.c
+		entropy/est_stat.c entropy/est_pred.c entropy/fixed.c
 
 h-estimate: $(ENTROPY_HOST)/h_estimate
 

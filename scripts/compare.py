@@ -1,35 +1,38 @@
 #!/usr/bin/python3
-"""`make compare`: credited bits per event vs the meter and ea_non_iid.
+"""`make compare`: credited bits per sample vs the meter, the full assessment and ea_non_iid.
 
-What rand86 credits per event, next to its on-board SP 800-90B meter and
+What rand86 credits per sample, next to its on-board SP 800-90B meter,
+the project's full SP 800-90B assessment (build/host/h_estimate) and
 NIST's ea_non_iid, on the same input.
 
 Boots rand86 under QEMU once per scenario (KVM when usable, else TCG, as
 the harness's accel() decides; RAND86_ACCEL=tcg forces TCG), default
-options (credit=measured), drives input over QMP, a raw disk and a dgram
-network. Per scenario with a main source: WARMUP_EVENTS events of it
-first (the meter credits nothing in its first 64 samples), then `sources`
-before and after MEASURE_EVENTS more (credited per event, Xymoron's and
-the 1999 estimate per event, h_milli and health at the end); then
-`samples SOURCE N` (N = CAPTURE, DISK_CAPTURE or RTC_CAPTURE) while the
-same input pattern runs again, judged by `ea_non_iid -v FILE 8` when the
-tool is on PATH (its columns say `-` otherwise, and the capture is
-skipped unless --keep asks for it).
-The rtc scenarios count per measured sample (events - skipped: a period
-the CPU was busy for, or one not a period long, is mixed but never
-measured, captured or credited), over RTC_WARMUP and RTC_MEASURE events.
-Writes docs/compare.md and docs/compare.png.
+options (credit=measured), drives input over QMP, a raw disk and a
+dgram network; JOBS scenarios run at once (their input is mostly
+waiting). Per scenario with a main source: a warm-up of it (the meter
+credits nothing in its first 64 samples), then `sources` before and
+after a credited stretch (credited, Xymoron's and the 1999 estimate per
+measured sample, h_milli and health at the end); then `samples SOURCE N`
+of the stretch that follows, the same input still running, same boot:
+a captured sample is printed and so never credited. The capture is
+judged by h_estimate (every 6.3 estimator, from entropy/) and by
+`ea_non_iid -v FILE 8` when the tool is on PATH (its columns say `-`
+otherwise). A measured sample is an event less the `skipped` and
+`unmeasured` ones (mixed, never measured, captured or credited).
+The `irregular` scenario also saves QEMU's screendump of the VGA
+dashboard as docs/dashboard.png.
+Writes docs/compare.md, docs/compare.png and docs/dashboard.png.
 
 Injected QEMU input is timed by this script and the host, not by a
 person at a keyboard: the numbers compare the estimators on the same
 samples, they do not measure a real keyboard's entropy.
 
 Standard library only, plus gnuplot for the plot.
-    /usr/bin/python3 scripts/compare.py [--out-md F] [--out-png F] [--only NAME,...]
+    /usr/bin/python3 -m scripts.compare [--out-md F] [--out-png F] [--only NAME,...] [--jobs N]
 Re-measure one scenario against another build, keeping the capture (.bin),
-ea_non_iid's full output and the figures (.json) in DIR, and compare.md
-and compare.png there instead of docs/:
-    RAND86_ELF=build/rand86.elf scripts/compare.py --only irregular --keep DIR
+h_estimate's and ea_non_iid's output and the figures (.json) in DIR, and
+compare.md and compare.png there instead of docs/:
+    RAND86_ELF=build/rand86.elf python3 -m scripts.compare --only irregular --keep DIR
 """
 import argparse
 import collections
@@ -47,29 +50,28 @@ import threading
 import time
 
 from rand86 import ROOT, ELF, Rand86, Wire, accel, cpu_model, key_event, qemu_version
-from rand86 import samples2bin
+from rand86 import honesty, samples2bin
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
-WARMUP_EVENTS = 128       # of the main source, before the measured stretch
-MEASURE_EVENTS = 1200     # of the main source between the two `sources` reads
-CAPTURE = 4200            # samples for ea_non_iid: from 4,096 it runs MultiMCW literal too
-DISK_CAPTURE = 2000       # ata0 reads ~9 times a second: ~4 minutes (no literal MultiMCW)
+WARMUP = 128              # measured samples of the main source before the credited stretch
+# ROUNDS turns of a credited stretch and a capture (honesty.interleaved):
+# under TCG what every source carries is the host's timing, which drifts
+# with its load; in turns, credit and capture share the drift.
+ROUNDS = 4
+STRETCH = 256             # measured samples credited a turn: 1024 in all, one meter window
+CAPTURE = 512             # captured a turn: 2048 in all, two of h_estimate's blocks
+DISK_TURN = 128           # ata0 reads ~9 times a second: ~2 minutes in all
+PERIODIC_TURN = 1024      # the timer and the rtc: 4096 credited, 4096 captured
 # The rtc: ~3,500 measured samples a second under TCG (4096 Hz less the
-# busy periods). A warm-up of 4096 events (~1 s) fills the meter's
-# 1024-symbol window and runs its full assessment; the stretch of 40,000
-# (~10 s) holds ~70 full assessments, where 1,200 would be one third of
-# a second, less than one POLL. One capture of RNG_CAPTURE_RING (4096)
-# samples: however slowly COM1 prints (~600 lines a second at 115200
-# baud; QEMU's socket took 4096 in ~1.2 s), the ring holds the first
-# 4096, so they are consecutive measured samples, and any the capture
-# reports dropped came after them. The tool runs every estimator at 4096.
+# busy periods). A warm-up of 4096 (~1 s) fills the meter's 1024-symbol
+# window and runs its full assessment. A capture of at most
+# RNG_CAPTURE_RING (4096) samples is consecutive however slowly COM1
+# prints (~600 lines a second at 115200 baud): the ring holds the first
+# 4096, and any the capture reports dropped came after them.
 CAPTURE_RING = 4096       # RNG_CAPTURE_RING, entropy/entropy.h
 RTC_WARMUP = 4096
-RTC_MEASURE = 40000
-RTC_CAPTURE = CAPTURE_RING
 MEAN_GAP = 0.050          # s: the steady beat and the mean of the exponential gaps
-POLL = 0.5                # s between `sources` reads while waiting for events
-CAPTURE_LIMIT = 900       # s: give up driving a capture after this
+JOBS = 3                  # scenarios at once: each QEMU mostly waits for the next input
 
 
 # ---------------------------------------------------------------- drivers
@@ -167,45 +169,48 @@ def everything(vm, rnd, ctx, stop):
 
 
 Scenario = collections.namedtuple("Scenario", "name desc driver source cpu disk net capture "
-                                  "seconds warmup measure per_measured")
+                                  "seconds warmup stretch rounds dashboard")
 
 
 def scenario(name, desc, driver, source=None, cpu=None, disk=False, net=False,
-             capture=CAPTURE, seconds=None, warmup=WARMUP_EVENTS, measure=MEASURE_EVENTS,
-             per_measured=False):
-    """source: the main source (measured by events, captured for ea_non_iid);
-    none: measured over `seconds` of driving, no capture. per_measured:
-    divide by the events that were measured (events - skipped), not all."""
+             capture=CAPTURE, seconds=None, warmup=WARMUP, stretch=STRETCH, rounds=ROUNDS,
+             dashboard=False):
+    """source: the main source (`rounds` times: `stretch` measured samples
+    credited, then `capture` captured); none: measured over `seconds` of
+    driving, no capture. dashboard: save the VGA screen at the end."""
     return Scenario(name, desc, driver, source, cpu, disk, net, capture, seconds,
-                    warmup, measure, per_measured)
+                    warmup, stretch, rounds, dashboard)
 
 
 SCENARIOS = [
     scenario("steady", "taps (press, release ~1 ms later), one press every %d ms"
              % (MEAN_GAP * 1000), steady, "keyboard"),
     scenario("irregular", "taps, press-to-press gaps exponential, mean %d ms"
-             % (MEAN_GAP * 1000), irregular, "keyboard"),
+             % (MEAN_GAP * 1000), irregular, "keyboard", dashboard=True),
     scenario("burst", "bursts of 8 taps back to back (16 interrupts), then an exponential "
              "gap, mean %d ms" % (MEAN_GAP * 1000), burst, "keyboard"),
     scenario("mouse", "mouse moves (dx, dy in -20..20), exponential gaps, mean %d ms"
              % (MEAN_GAP * 1000), mouse, "mouse"),
     scenario("486", "-cpu 486 (no TSC: the PIT clock), irregular taps as above", irregular,
              "keyboard", cpu="486"),
-    scenario("timer", "nobody typing, hz=100: the PIT interrupt", idle, "timer"),
+    scenario("timer", "nobody typing, hz=100: the PIT interrupt", idle, "timer",
+             stretch=PERIODIC_TURN, capture=PERIODIC_TURN),
     scenario("disk", "1 MiB raw IDE disk, idle: the driver's own reads (~9 a second)", idle,
-             "ata0", disk=True, capture=DISK_CAPTURE),
+             "ata0", disk=True, capture=DISK_TURN, stretch=DISK_TURN),
     scenario("network", "ne2k_isa, broadcast UDP frames in bursts of 25 with 2 ms gaps for 6 s",
              network, net=True, seconds=6.0),
     scenario("all", "irregular key edges and mouse moves (gaps 20..140 ms), disk and network "
              "flood together, 20 s", everything, disk=True, net=True, seconds=20.0),
     # last, so the scenarios above keep their seeds (2002 + index)
     scenario("rtc", "nobody typing, rtc=4096: the RTC's periodic interrupt timed by the TSC",
-             idle, "rtc", capture=RTC_CAPTURE, warmup=RTC_WARMUP, measure=RTC_MEASURE,
-             per_measured=True),
+             idle, "rtc", stretch=PERIODIC_TURN, capture=PERIODIC_TURN, warmup=RTC_WARMUP),
     scenario("rtc486", "-cpu 486, nobody typing, rtc=4096: the RTC's periodic interrupt timed "
-             "by the PIT latch", idle, "rtc", cpu="486", capture=RTC_CAPTURE,
-             warmup=RTC_WARMUP, measure=RTC_MEASURE, per_measured=True),
+             "by the PIT latch", idle, "rtc", cpu="486", stretch=PERIODIC_TURN,
+             capture=PERIODIC_TURN, warmup=RTC_WARMUP),
 ]
+# Longest first, so that JOBS at once finish together (seconds, roughly:
+# samples over the source's rate).
+EXPECTED_S = {"mouse": 160, "disk": 130, "timer": 90}
 
 
 # ---------------------------------------------------------------- measuring
@@ -223,83 +228,93 @@ def wait_quiet(vm, names, timeout=10):
     return last
 
 
-def events_reached(vm, source, want):
-    """A stop() for drivers: true once `source` has `want` more events than
-    now (polls `sources` every POLL s at most)."""
-    start = int(vm.sources()[source]["events"])
-    seen = {"t": time.monotonic(), "n": start}
-
-    def stop():
-        if time.monotonic() - seen["t"] >= POLL:
-            seen["t"], seen["n"] = time.monotonic(), int(vm.sources()[source]["events"])
-        return seen["n"] - start >= want
-    return stop
-
-
 def time_up(seconds):
     end = time.monotonic() + seconds
     return lambda: time.monotonic() >= end
 
 
 def drive_window(vm, sc, rnd, ctx):
-    """Warm-up, then drive the measured stretch; `sources` before and after."""
+    """Warm-up, then the credited stretches and the captures after each
+    (honesty.interleaved); `sources` before and after. Returns (src0,
+    src1, seconds, credit, text): credit and text None without a main
+    source."""
+    drive = lambda stop: sc.driver(vm, rnd, ctx, stop)
+    credit = text = None
     if sc.source:
-        sc.driver(vm, rnd, ctx, events_reached(vm, sc.source, sc.warmup))
-        time.sleep(0.3)
+        drive(honesty.until_measured(vm, sc.source, sc.warmup))
     src0, t0 = vm.sources(), time.monotonic()
     if sc.source:
-        sc.driver(vm, rnd, ctx, events_reached(vm, sc.source, sc.measure))
+        credit, text = honesty.interleaved(vm, sc.source, sc.rounds, sc.stretch, sc.capture, drive)
     else:
-        sc.driver(vm, rnd, ctx, time_up(sc.seconds))
+        drive(time_up(sc.seconds))
     wall = time.monotonic() - t0
-    time.sleep(0.3)
     quiet = [n for n in src0 if n != "serial"]
     src1 = wait_quiet(vm, quiet) if sc.net else vm.sources()
-    return src0, src1, wall
+    return src0, src1, wall, credit, text
 
 
-def capture(vm, sc, rnd, ctx):
-    """`samples SOURCE N` while the driver runs again (the reader thread
-    drains COM1 meanwhile). Returns (console text, samples, dropped)."""
-    vm.send("samples %s %d\r" % (sc.source, sc.capture))
-    vm.com1.expect(rb"# capturing [^\r\n]*\r\n", 20)
-    limit = time_up(CAPTURE_LIMIT)
-    done = lambda: b"rand86> " in vm.com1.unconsumed()
-    sc.driver(vm, rnd, ctx, lambda: done() or limit())
-    if not done():
-        vm.send(b"\x03")                   # too slow: keep what arrived
-    m = vm.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", 60)
-    text = m.group(1).decode(errors="replace")
+PPM = re.compile(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s")
+
+
+def ppm_to_png(ppm, png):
+    """QEMU's screendump (binary PPM, 8-bit RGB) as a PNG: zlib and struct."""
+    import struct
+    import zlib
+    with open(ppm, "rb") as f:
+        data = f.read()
+    m = PPM.match(data)
+    w, h = int(m.group(1)), int(m.group(2))
+    pix = data[m.end():m.end() + w * h * 3]
+    raw = b"".join(b"\0" + pix[y * w * 3:(y + 1) * w * 3] for y in range(h))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+    with open(png, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def screendump(vm, png):
+    """The VGA screen now (QMP screendump, PPM) as `png`."""
+    ppm = os.path.join(vm.dir, "screen.ppm")
+    vm.qmp.execute("screendump", filename=ppm)
+    ppm_to_png(ppm, png)
+
+
+def judge(sc, text, keep):
+    """h_estimate and (when on PATH, or with `keep`) ea_non_iid on a
+    capture, in `keep` or a temporary directory."""
     samples, _ = samples2bin.parse(text.split("\r\n"))
     dropped = re.findall(r"# (\d+) samples arrived faster", text)
-    return text, samples, int(dropped[0]) if dropped else 0
-
-
-def judge(sc, text, samples, dropped, keep):
-    """ea_non_iid on the capture (in `keep` or a temporary directory)."""
+    own = honesty.assess(text)
     d = keep or tempfile.mkdtemp(prefix="rand86-compare-ea-")
     base = os.path.join(d, sc.name)
     with open(base + ".bin", "wb") as f:
         f.write(samples2bin.symbols(samples))
     out = samples2bin.run_ea_non_iid(base + ".bin", timeout=1200)
     if keep:
-        with open(base + ".capture.txt", "w") as f:
-            f.write(text)
-        if out is not None:
-            with open(base + ".ea_non_iid.txt", "w") as f:
-                f.write("$ ea_non_iid -v %s.bin 8\n%s" % (sc.name, out))
+        for ext, body in ((".capture.txt", text), (".h_estimate.txt", own["out"]),
+                          (".ea_non_iid.txt",
+                           out and "$ ea_non_iid -v %s.bin 8\n%s" % (sc.name, out))):
+            if body is not None:
+                with open(base + ext, "w") as f:
+                    f.write(body)
     else:
         os.unlink(base + ".bin")
         os.rmdir(d)
-    return {"h": samples2bin.ea_min(out), "n": len(samples), "dropped": dropped,
+    return {"h": samples2bin.ea_min(out), "n": len(samples),
+            "dropped": int(dropped[0]) if dropped else 0, "own": own["mean"],
+            "own_low": own["lowest"], "own_blocks": own["blocks"],
             "binding": samples2bin.ea_binding(out), "estimates": samples2bin.ea_estimates(out)}
 
 
-def source_rows(src0, src1, sc, ea):
-    """Per source, the change over the stretch. `per` is what the figures
-    are divided by: events, or for sc.per_measured the main source's
+def source_rows(src0, src1, sc, credit, judged):
+    """Per source, the change over the scenario; the main source's over
+    its credited stretches only (`credit`, from honesty.interleaved).
+    `per` is what the figures are divided by: for the main source its
     measured samples (`bits`, `tso_bits` and `credited` only ever count
-    those: a skipped sample is mixed and nothing more)."""
+    those), else events."""
     rows = []
     for src, f1 in src1.items():
         if src == "serial":                # the script's own console commands
@@ -310,9 +325,11 @@ def source_rows(src0, src1, sc, ea):
         if d["events"] <= 0:
             continue
         main = src == sc.source
+        if main:
+            d.update({k: credit[k] for k in d})
         d.update(source=src, trust=f1.get("trust", "?"), h_milli=f1.get("h_milli"),
-                 health=f1.get("health"), ea=ea if main else None,
-                 per=d["events"] - d["skipped"] if main and sc.per_measured else d["events"])
+                 health=f1.get("health"), ea=judged if main else None,
+                 per=credit["samples"] if main else d["events"])
         rows.append(d)
     return rows
 
@@ -325,18 +342,18 @@ def boot_extra(sc, tmp, ctx):
     return extra
 
 
-def run_scenario(sc, seed, keep=None):
-    """One boot: the measured stretch, then (with ea_non_iid or --keep) a capture."""
+def run_scenario(sc, seed, keep=None, dashboard=None):
+    """One boot: the credited stretch, then a capture of the next one."""
     tmp = tempfile.mkdtemp(prefix="rand86-compare-")
-    ctx, ea = {}, None
+    ctx = {}
     try:
         with Rand86(extra=boot_extra(sc, tmp, ctx), cpu=sc.cpu) as vm:
+            vm.cmd_timeout = 120          # the rtc at 4096 Hz on a loaded host answers slowly
             st0 = vm.status()
-            src0, src1, wall = drive_window(vm, sc, random.Random(seed), ctx)
+            src0, src1, wall, credit, text = drive_window(vm, sc, random.Random(seed), ctx)
+            if sc.dashboard and dashboard:
+                screendump(vm, dashboard)
             st1 = vm.status()
-            if sc.source and (keep or shutil.which("ea_non_iid")):
-                got = capture(vm, sc, random.Random(seed + 1000), ctx)
-                ea = judge(sc, *got, keep)
     finally:
         if "wire" in ctx:
             ctx["wire"].close()
@@ -346,7 +363,7 @@ def run_scenario(sc, seed, keep=None):
         "credited_bits": int(st1["credited_bits"]) - int(st0["credited_bits"]),
         "frames_sent": ctx["wire"].sent if "wire" in ctx else None,
     }
-    return source_rows(src0, src1, sc, ea), info
+    return source_rows(src0, src1, sc, credit, judge(sc, text, keep) if text else None), info
 
 
 # ---------------------------------------------------------------- output
@@ -357,70 +374,94 @@ def per_event(bits, events):
 
 def md_header(meta):
     return [
-        "# Credited bits per event, the on-board meter and SP 800-90B, per scenario", "",
+        "# Credited bits per sample, the on-board meter and SP 800-90B, per scenario", "",
         "Written by `make compare` (scripts/compare.py); do not edit by hand.", "",
         "- date: %s" % meta["date"],
-        "- machine: %s (%d CPUs), host %s" % (meta["cpu"], meta["ncpu"], meta["host_os"]),
-        "- accelerator: %s" % meta["accel"],
+        "- machine: %s (%d CPUs), host %s, %d scenarios at once"
+        % (meta["cpu"], meta["ncpu"], meta["host_os"], meta["jobs"]),
+        "- accelerator: %s (host-timed: no -icount)" % meta["accel"],
         "- QEMU: %s" % meta["qemu"],
         "- rand86: %s, default boot options (`credit=measured`, `hz=100`)" % meta["rev"],
         "- run time: %.0f s" % meta["elapsed"],
-        "- ea_non_iid: %s" % (meta["ea"] or "not on PATH (its columns say `-`)"), "",
-        "Each scenario is a fresh boot. With a main source: %d events of it as a"
-        % WARMUP_EVENTS,
-        "warm-up (the meter credits nothing in its first 64 samples), then the change",
-        "in `sources` over %d more; without one (network, all), over the time given."
-        % MEASURE_EVENTS,
-        "The rtc scenarios: %d and %d events, and the rtc's figures are per measured"
-        % (RTC_WARMUP, RTC_MEASURE),
-        "sample (events - skipped, the count in brackets): a period that found the",
-        "CPU busy, or was not one period long, is mixed but never measured, captured",
-        "or credited.",
-        "All three estimates run on every sample: `xymoron/ev` is Xymoron's 2002",
-        "estimate per event (what credit=xymoron credits), `tso/ev` the 1999 v1.89",
-        "one, `credited/ev` what credit=measured (in force) granted: Xymoron's bits",
-        "capped by the meter and its health tests. `h` is the meter's estimate at",
-        "the end (h_milli / 1000: bits per 8-bit symbol over the source's last 1024).",
-        "`90B` is `ea_non_iid -v FILE 8` on a separate `samples` capture of the main",
-        "source (n samples, the same input pattern driven again; symbol = low 8 bits",
-        "of the shifted delta, the meter's symbol), `set by` the estimator giving",
-        "min(H_original, 8 x H_bitstring), and `credited/90B` the ratio. Untrusted",
-        "sources are never credited; the `serial` source (the script's own console",
-        "commands) is left out.", "",
+        "- ea_non_iid: %s" % (meta["ea_version"] or "not on PATH (its columns say `-`)"), "",
+        "Each scenario is one boot. With a main source: a warm-up of %d of its" % WARMUP,
+        "measured samples (%d for the rtc; the meter credits nothing in its first 64),"
+        % RTC_WARMUP,
+        "then %d turns of a credited stretch (the change in `sources` over %d measured"
+        % (ROUNDS, STRETCH),
+        "samples; %d for the disk, %d for the timer and the rtc) and a capture of the"
+        % (DISK_TURN, PERIODIC_TURN),
+        "next %d (%d; %d): what every source carries under TCG is the host's timing,"
+        % (CAPTURE, DISK_TURN, PERIODIC_TURN),
+        "which drifts with its load, and in turns credit and capture share the drift.",
+        "Without a main source (network, all): the change over the time given.",
+        "A measured sample is an event less the `skipped` and `unmeasured` ones (mixed",
+        "into the pool, never measured, captured or credited); the main source's",
+        "figures are per measured sample, the others' per event.",
+        "All three estimates run on every sample: `xymoron/s` is Xymoron's 2002",
+        "estimate (what credit=xymoron credits), `tso/s` the 1999 v1.89 one,",
+        "`credited/s` what credit=measured (in force) granted: Xymoron's bits capped",
+        "by the meter and its health tests. `h` is the meter's estimate at the end",
+        "of the stretch (h_milli / 1000: bits per 8-bit symbol over its last 1024).", "",
+        "**Credit and assessment come from consecutive stretches of one boot.** A",
+        "captured sample is printed, so rand86 never credits it: the assessment",
+        "cannot judge the credited samples themselves. Right after the credited",
+        "stretch, in the same boot (no reboot between), with the same input still",
+        "running, `samples SOURCE n` captures the stretch that follows (n in",
+        "brackets, all turns together; symbol = low 8 bits of the shifted delta,",
+        "the meter's symbol).",
+        "`assessed` is the project's full SP 800-90B assessment of that capture:",
+        "every non-IID estimator of 6.3 (MCV, collision, Markov, compression,",
+        "t-tuple, LRS, MultiMCW, Lag, MultiMMC, LZ78Y), on the symbols and on their",
+        "bits, min(H_original, 8 x H_bitstring), built for the host from entropy/",
+        "(`make h-estimate`, tools/h_estimate.c) and run on consecutive blocks of",
+        "1024 symbols: the mean over the blocks, then the lowest block.",
+        "`90B` is NIST's `ea_non_iid -v FILE 8` on the whole capture and `set by`",
+        "the estimator giving its minimum. `cr/assessed` and `cr/90B` divide",
+        "credited/s by them: rand86's promise (docs/PROTOCOL.md, Invariants) is",
+        "at most 1.1. Untrusted sources are never credited; the `serial` source",
+        "(the script's own console commands) is left out.", "",
         "Input is injected over QMP: its timing is this script's and the host's,",
-        "not a person's. Compare the estimators with each other, not with a real",
-        "keyboard.", ""]
+        "not a person's, on a host shared with other work. Compare the estimators",
+        "with each other, not with a real keyboard.", ""]
+
+
+def ratio(credited, h):
+    return "%.2f" % (credited / h) if h else "-"
 
 
 def md_row(name, r):
     tr = r["trust"] == "trusted"
     h = "%.3f" % (int(r["h_milli"]) / 1000) if r["h_milli"] is not None else "-"
-    ea, ratio, by = "-", "-", "-"
-    if r["ea"] and r["ea"]["h"]:
-        ea = "%.3f (%d)" % (r["ea"]["h"], r["ea"]["n"])
-        ratio = "%.2f" % (r["credited"] / r["per"] / r["ea"]["h"]) if r["per"] else "-"
-        by = r["ea"]["binding"] or "-"
-    events = "%d" % r["events"]
+    cr = r["credited"] / r["per"] if r["per"] else 0.0
+    own, own_r, ea, ea_r, by = "-", "-", "-", "-", "-"
+    j = r["ea"]
+    if j:
+        own = "%.3f / %.3f (%d)" % (j["own"], j["own_low"], j["n"])
+        own_r = ratio(cr, j["own"])
+        if j["h"]:
+            ea, ea_r, by = "%.3f" % j["h"], ratio(cr, j["h"]), j["binding"] or "-"
+    samples = "%d" % r["per"]
     if r["per"] != r["events"]:
-        events += " (%d measured)" % r["per"]
-    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        name, r["source"], r["trust"], events,
+        samples += " of %d" % r["events"]
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        name, r["source"], r["trust"], samples,
         per_event(r["bits"], r["per"]) if tr else "-",
         per_event(r["tso_bits"], r["per"]), per_event(r["credited"], r["per"]),
-        h, r["health"] or "-", ea, ratio, by)
+        h, r["health"] or "-", own, own_r, ea, ea_r, by)
 
 
 def write_md(path, results, meta, png_name):
     L = md_header(meta)
-    L.append("| scenario | source | trust | events | xymoron/ev | tso/ev | credited/ev | h | "
-             "health | 90B (n) | credited/90B | 90B set by |")
-    L.append("|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|")
+    L.append("| scenario | source | trust | samples | xymoron/s | tso/s | credited/s | h | "
+             "health | assessed (n) | cr/assessed | 90B | cr/90B | 90B set by |")
+    L.append("|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
     for name, desc, rows, info in results:
         if not rows:
-            L.append("| %s | (no events) | | 0 | | | | | | | | |" % name)
+            L.append("| %s | (no events) | | 0 | | | | | | | | | | |" % name)
         for i, r in enumerate(rows):
             L.append(md_row(name if i == 0 else "", r))
-    L += ["", "Scenarios:", ""]
+    L += ["", "Scenarios (the time is the credited and captured stretches'):", ""]
     for name, desc, rows, info in results:
         extra = ""
         if info["frames_sent"] is not None:
@@ -430,24 +471,28 @@ def write_md(path, results, meta, png_name):
             extra += "; `samples` dropped %d it could not print" % dropped[0]["dropped"]
             if dropped[0]["n"] <= CAPTURE_RING:
                 extra += ", all after the capture's last (it is consecutive)"
-        L.append("- **%s**: %s (measured stretch %.1f s%s)." % (name, desc, info["wall_s"], extra))
-    L += ["", "![bits per event](%s)" % png_name, ""]
+        L.append("- **%s**: %s (%.1f s%s)." % (name, desc, info["wall_s"], extra))
+    L += ["", "![bits per sample](%s)" % png_name, ""]
     with open(path, "w") as f:
         f.write("\n".join(L))
 
 
 def plot_data(path, results):
-    """One line per source and scenario: Xymoron, credited and the meter's h
-    per event, and ea_non_iid (0 when not run). Returns the line count."""
+    """One line per scenario with a main source: its Xymoron, credited and
+    the meter's h per sample, the full assessment and ea_non_iid of the
+    captures (0 when not run). Returns the line count."""
     n = 0
     with open(path, "w") as f:
         for name, desc, rows, info in results:
             for r in rows:
+                if not r["ea"]:
+                    continue                   # not the main source: nothing assessed
                 ev = r["per"] or r["events"]
                 ea = r["ea"]["h"] if r["ea"] and r["ea"]["h"] else 0.0
-                f.write('"%s\\n%s" %.3f %.3f %.3f %.3f\n' % (
+                own = r["ea"]["own"] if r["ea"] else 0.0
+                f.write('"%s\\n%s" %.3f %.3f %.3f %.3f %.3f\n' % (
                     name, r["source"], r["bits"] / ev, r["credited"] / ev,
-                    int(r["h_milli"] or 0) / 1000, ea))
+                    int(r["h_milli"] or 0) / 1000, own, ea))
                 n += 1
     return n
 
@@ -455,7 +500,7 @@ def plot_data(path, results):
 PLOT = """set terminal %s size %d,560 font ",11"
 set output "%s"
 set title "%s"
-set ylabel "bits per event"
+set ylabel "bits per sample"
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -469,11 +514,13 @@ set bmargin 4
 plot "%s" using 2:xtic(1) title "Xymoron 2002 (bits; untrusted = 0, not estimated)" lc rgb "#1f77b4", \\
      "" using 3 title "credited (credit=measured)" lc rgb "#2ca02c", \\
      "" using 4 title "meter h at the end" lc rgb "#ff7f0e", \\
-     "" using 5 title "ea_non_iid (0: not run)" noenhanced lc rgb "#9467bd", \\
-     "" using ($0-0.3):2:(sprintf("%%.2f",$2)) with labels offset 0,0.7 font ",7" notitle, \\
-     "" using ($0-0.1):3:(sprintf("%%.2f",$3)) with labels offset 0,0.7 font ",7" notitle, \\
-     "" using ($0+0.1):4:(sprintf("%%.2f",$4)) with labels offset 0,0.7 font ",7" notitle, \\
-     "" using ($0+0.3):5:(sprintf("%%.2f",$5)) with labels offset 0,0.7 font ",7" notitle
+     "" using 5 title "full assessment of the captures (h_estimate)" noenhanced lc rgb "#8c564b", \\
+     "" using 6 title "ea_non_iid of the captures (0: not run)" noenhanced lc rgb "#9467bd", \\
+     "" using ($0-0.32):2:(sprintf("%%.2f",$2)) with labels offset 0,0.7 font ",6" notitle, \\
+     "" using ($0-0.16):3:(sprintf("%%.2f",$3)) with labels offset 0,0.7 font ",6" notitle, \\
+     "" using ($0):4:(sprintf("%%.2f",$4)) with labels offset 0,0.7 font ",6" notitle, \\
+     "" using ($0+0.16):5:(sprintf("%%.2f",$5)) with labels offset 0,0.7 font ",6" notitle, \\
+     "" using ($0+0.32):6:(sprintf("%%.2f",$6)) with labels offset 0,0.7 font ",6" notitle
 """
 
 
@@ -482,10 +529,10 @@ def write_png(path, results, meta):
     dat = os.path.join(tmp, "compare.dat")
     n = plot_data(dat, results)
     script = os.path.join(tmp, "compare.gp")
-    title = "rand86: bits per interrupt, credited vs estimated (%s, %s)" % (
+    title = "rand86: bits per sample, credited vs estimated (%s, %s)" % (
         meta["accel"], meta["date"][:10])
     with open(script, "w") as f:
-        f.write(PLOT % (meta["terminal"], max(900, 130 * n + 150), path, title, dat))
+        f.write(PLOT % (meta["terminal"], max(1100, 150 * n + 150), path, title, dat))
     r = subprocess.run(["gnuplot", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -505,8 +552,20 @@ def run_meta():
         "cpu": cpu_model(), "ncpu": os.cpu_count() or 1,
         "host_os": "%s %s" % (platform.system(), platform.release()),
         "accel": accel(), "qemu": qemu_version(), "rev": git_rev(),
-        "terminal": png_terminal(), "ea": shutil.which("ea_non_iid"),
+        "terminal": png_terminal(), "ea_version": ea_version(),
     }
+
+
+def ea_version():
+    """ea_non_iid's version line (not its path: this machine's), or None
+    when it is not on PATH."""
+    ea = shutil.which("ea_non_iid")
+    if not ea:
+        return None
+    out = subprocess.run([ea, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True).stdout
+    first = [l.strip() for l in out.splitlines() if l.strip()]
+    return "`ea_non_iid --version`: %s" % (first[0] if first else "unknown")
 
 
 def git_rev():
@@ -519,22 +578,49 @@ def git_rev():
     return rev
 
 
-def measure(sc, seed, keep=None):
+def measure(sc, seed, keep=None, dashboard=None):
     """Run one scenario; print its line; with `keep`, save SCENARIO.json there.
     Returns (name, desc, rows, info): one entry of write_md's results."""
     t0 = time.monotonic()
-    rows, info = run_scenario(sc, seed, keep)
+    rows, info = run_scenario(sc, seed, keep, dashboard)
     print("  %-9s %5.1f s  %s" % (sc.name, time.monotonic() - t0, "  ".join(
-        "%s: %d ev%s, credited/ev %s, h %.3f, 90B %s" % (
-            r["source"], r["events"],
-            " (%d measured)" % r["per"] if r["per"] != r["events"] else "",
-            per_event(r["credited"], r["per"]),
-            int(r["h_milli"] or 0) / 1000, "%.3f" % r["ea"]["h"] if r["ea"] and r["ea"]["h"] else "-")
+        "%s: %d samples, credited/s %s, h %.3f, assessed %s, 90B %s" % (
+            r["source"], r["per"], per_event(r["credited"], r["per"]),
+            int(r["h_milli"] or 0) / 1000,
+            "%.3f" % r["ea"]["own"] if r["ea"] else "-",
+            "%.3f" % r["ea"]["h"] if r["ea"] and r["ea"]["h"] else "-")
         for r in rows)), flush=True)
     if keep:
         with open(os.path.join(keep, sc.name + ".json"), "w") as f:
             json.dump({"scenario": sc.name, "desc": sc.desc, "rows": rows, "info": info}, f, indent=1)
     return sc.name, sc.desc, rows, info
+
+
+def run_all(chosen, jobs, keep, dashboard):
+    """chosen: [(index, scenario)]. JOBS at a time, longest first; results
+    in SCENARIOS order. Seeds are 2002 + the index in SCENARIOS."""
+    order = sorted(chosen, key=lambda c: -EXPECTED_S.get(c[1].name, 60))
+    results, errors, lock = {}, [], threading.Lock()
+
+    def worker():
+        while True:
+            with lock:
+                if not order or errors:
+                    return
+                i, sc = order.pop(0)
+            try:
+                results[i] = measure(sc, 2002 + i, keep, dashboard)
+            except Exception as e:             # reported after the others finish
+                with lock:
+                    errors.append("%s: %r" % (sc.name, e))
+    threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    return [results[i] for i in sorted(results)]
 
 
 def main():
@@ -543,8 +629,9 @@ def main():
     ap.add_argument("--out-png", help="default docs/compare.png, or DIR/compare.png with --keep")
     ap.add_argument("--only", default="", help="comma-separated scenario names: " +
                     ",".join(sc.name for sc in SCENARIOS))
+    ap.add_argument("--jobs", type=int, default=JOBS, help="scenarios at once (default %d)" % JOBS)
     ap.add_argument("--keep", metavar="DIR", help="keep each capture (.bin, .capture.txt), "
-                    "ea_non_iid's output and the figures (.json) in DIR")
+                    "h_estimate's and ea_non_iid's output and the figures (.json) in DIR")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     unknown = only - {sc.name for sc in SCENARIOS}
@@ -553,14 +640,17 @@ def main():
     out_dir = args.keep or os.path.join(ROOT, "docs")
     md = args.out_md or os.path.join(out_dir, "compare.md")
     png = args.out_png or os.path.join(out_dir, "compare.png")
+    dash = os.path.join(out_dir, "dashboard.png")
     for d in (out_dir, os.path.dirname(os.path.abspath(md)), os.path.dirname(os.path.abspath(png))):
         os.makedirs(d, exist_ok=True)
     t_start = time.monotonic()
     meta = run_meta()
-    print("compare: %s, %s, %s, ea_non_iid %s" % (meta["accel"], meta["qemu"], meta["cpu"],
-                                                  meta["ea"] or "not on PATH"), flush=True)
-    results = [measure(sc, 2002 + i, args.keep) for i, sc in enumerate(SCENARIOS)
-               if not only or sc.name in only]
+    meta["jobs"] = args.jobs
+    print("compare: %s, %s, %s, ea_non_iid %s, %d at once" % (
+        meta["accel"], meta["qemu"], meta["cpu"], meta["ea_version"] or "not on PATH",
+        args.jobs), flush=True)
+    chosen = [(i, sc) for i, sc in enumerate(SCENARIOS) if not only or sc.name in only]
+    results = run_all(chosen, args.jobs, args.keep, dash)
     meta["elapsed"] = time.monotonic() - t_start
     write_md(md, results, meta, os.path.basename(png))
     write_png(png, results, meta)

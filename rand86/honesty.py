@@ -1,0 +1,123 @@
+"""Credit against a full SP 800-90B assessment, on one boot's live input.
+
+A captured sample is printed, so it is never credited: the credit per
+sample comes from one stretch of a source's samples (`sources` before
+and after), and the assessment from a `samples` capture of the stretch
+that follows it, the same input still running, same boot, no reboot in
+between. interleaved() repeats the pair: where the source's entropy
+drifts (the timer and the rtc under TCG follow the host's load), credit
+and capture then sample the same stretch of time in turns, not one half
+each. The assessment is build/host/h_estimate (tools/h_estimate.c,
+`make h-estimate`): every non-IID estimator of SP 800-90B 6.3 from
+entropy/, on 1024-symbol blocks of the capture. Used by
+tests/qemu/test_honesty.py (the invariant, asserted) and
+scripts/compare.py (the figures, printed).
+
+A driver is drive(stop): it makes input until stop() is true.
+Standard library only.
+"""
+import os
+import re
+import subprocess
+import time
+
+from rand86 import ROOT, samples2bin
+
+H_ESTIMATE = os.path.join(ROOT, "build", "host", "h_estimate")
+POLL = 0.25               # s between `sources` reads while a stretch runs
+ASSESSMENT = re.compile(r"^assessment, [^:]*: (\d+\.\d+) bits/sample \(lowest block (\d+\.\d+)\)",
+                        re.M)
+BLOCKS = re.compile(r"^full assessment [^:]*: (\d+) block", re.M)
+
+
+def measured(fields):
+    """Samples the meter measured: events less those mixed but never
+    measured nor credited (`skipped` ticks, `unmeasured` queue overflows)."""
+    return (int(fields["events"]) - int(fields.get("skipped", 0))
+            - int(fields.get("unmeasured", 0)))
+
+
+def until_measured(vm, name, want):
+    """A stop() for drivers: true once `name` measured `want` more samples
+    than now (reads `sources` every POLL s at most)."""
+    start = measured(vm.sources()[name])
+    seen = {"t": time.monotonic(), "n": start}
+
+    def stop():
+        if time.monotonic() - seen["t"] >= POLL:
+            seen["t"], seen["n"] = time.monotonic(), measured(vm.sources()[name])
+        return seen["n"] - start >= want
+    return stop
+
+
+def credit_stretch(vm, name, want, drive):
+    """Drive until `name` measured at least `want` samples; the change in
+    its `sources` fields over the stretch, with `samples` (measured) and
+    `per_sample` (credited bits per measured sample)."""
+    f0 = vm.sources()[name]
+    drive(until_measured(vm, name, want))
+    f1 = vm.sources()[name]
+    d = {k: int(f1.get(k, 0)) - int(f0.get(k, 0))
+         for k in ("events", "bits", "tso_bits", "credited", "skipped", "unmeasured")}
+    d["samples"] = measured(f1) - measured(f0)
+    d["per_sample"] = d["credited"] / d["samples"] if d["samples"] else 0.0
+    d["h_milli"] = int(f1.get("h_milli", 0))
+    d["health"] = f1.get("health")
+    return d
+
+
+def capture(vm, name, n, drive, timeout=300):
+    """`samples NAME n` while drive() keeps the input going; the console
+    text of the capture (the reader thread drains COM1 meanwhile)."""
+    vm.send("samples %s %d\r" % (name, n))
+    vm.com1.expect(rb"# capturing [^\r\n]*\r\n", 20)
+    end = time.monotonic() + timeout
+    state = {"t": 0.0, "done": False}
+
+    def stop():
+        if time.monotonic() - state["t"] >= POLL:
+            state["t"] = time.monotonic()
+            state["done"] = vm.com1.unconsumed().endswith(b"rand86> ")
+        return state["done"] or time.monotonic() > end
+    drive(stop)
+    m = vm.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", 60)
+    if m.group(2) != b"ok":
+        raise AssertionError("samples %s %d: %r" % (name, n, m.group(2)))
+    return m.group(1).decode(errors="replace")
+
+
+def assess(text):
+    """h_estimate on a capture's text: {mean, lowest, blocks, n, out}.
+    A missing tool is an error (`make h-estimate` builds it)."""
+    if not os.access(H_ESTIMATE, os.X_OK):
+        raise FileNotFoundError("%s missing: run `make h-estimate`" % H_ESTIMATE)
+    out = subprocess.run([H_ESTIMATE, "-"], input=text, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True, timeout=120,
+                         check=True).stdout
+    m = ASSESSMENT.search(out)
+    if not m:
+        raise AssertionError("h_estimate printed no assessment:\n" + out)
+    samples, _ = samples2bin.parse(text.split("\r\n"))
+    return {"mean": float(m.group(1)), "lowest": float(m.group(2)),
+            "blocks": int(BLOCKS.search(out).group(1)), "n": len(samples), "out": out}
+
+
+def interleaved(vm, name, rounds, stretch, captured, drive):
+    """`rounds` times: a credited stretch of `stretch` measured samples,
+    then a capture of the next `captured`. Returns (credit, text): the
+    credited stretches summed as credit_stretch() gives one, and the
+    captures' text one after another, for assess() (with `captured` a
+    multiple of 1024 no block straddles two captures)."""
+    total, texts = None, []
+    for _ in range(rounds):
+        d = credit_stretch(vm, name, stretch, drive)
+        if total is None:
+            total = d
+        else:
+            for k in ("events", "bits", "tso_bits", "credited", "skipped", "unmeasured",
+                      "samples"):
+                total[k] += d[k]
+            total["h_milli"], total["health"] = d["h_milli"], d["health"]
+        texts.append(capture(vm, name, captured, drive))
+    total["per_sample"] = total["credited"] / total["samples"] if total["samples"] else 0.0
+    return total, "\r\n".join(texts)
