@@ -5,7 +5,6 @@ a TSC, console bytes that arrive at awkward moments, a crafted or flooding
 network peer, and boot options that collide with a fixed device.
 """
 import re
-import threading
 import time
 
 import pytest

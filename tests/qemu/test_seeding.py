@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from rand86 import Rand86, Timeout, key_event
+from rand86 import Rand86, key_event
 
 # Guest time is the instruction count; with sleep=off an idle guest's
 # clock leaps to its next timer, so nothing that host timing could change
