@@ -21,6 +21,13 @@ targets:
       (timer, ata0) over ~HEADLESS_SECONDS idle, its live estimate h_milli,
       and, only when NIST's ea_non_iid is on PATH, the tool's SP 800-90B
       estimate of a `samples` capture of it (8-bit symbols, rand86/samples2bin.py).
+  (j) typists over QMP, one boot each: a metronome (press, release, 50 ms,
+      again) and irregular typing, 160 keys: the keyboard's Xymoron bits,
+      Ts'o's 1999 figure, the meter's credit and h_milli. Timed by this
+      host, so they vary with its load; the relations are host tests.
+  (k) NE2000 floods of every length 1..1600 for FLOOD_SECONDS on the ISA
+      and the PCI card: the share of frames counted, and the guest ms
+      (uptime_ms) from the flood's end until 40 of 50 normal frames count.
 Prints the table; writes it with the date, CPU model and accelerator to
 --out. Exits non-zero only when a measurement could not be taken.
 Standard library only.
@@ -28,6 +35,7 @@ Standard library only.
 import argparse
 import datetime
 import os
+import random
 import re
 import select
 import shutil
@@ -37,8 +45,8 @@ import sys
 import tempfile
 import time
 
-from rand86 import (ELF, GUEST, Rand86, Timeout, accel, com2_socket, cpu_model, qemu_argv,
-                    qemu_version, run_linux_guest)
+from rand86 import (BROADCAST, ELF, GUEST, SRC_MAC, Rand86, Timeout, Wire, accel, com2_socket,
+                    cpu_model, key_event, qemu_argv, qemu_version, run_linux_guest)
 
 LINE_115200 = 11520            # bytes/s on a 115200-baud 8N1 line (10 bits a byte)
 BENCH_RUNS = 3
@@ -416,6 +424,81 @@ def guest_rates():
     return guest_rate(False), guest_rate(True)
 
 
+# ---------------------------------------------------------------- (j) typists
+TYPIST_KEYS = 160
+
+
+def type_keys(vm, keys):
+    """keys: (hold, gap) pairs, timed on this host; the keyboard's fields
+    once every edge is counted."""
+    t = time.monotonic() + 0.2
+    for hold, gap in keys:
+        for down, wait in ((True, hold), (False, gap)):
+            time.sleep(max(0.0, t - time.monotonic()))
+            vm.qmp.execute("input-send-event", events=[key_event("a", down)])
+            t += wait
+    deadline = time.monotonic() + 30
+    while int(vm.sources()["keyboard"]["events"]) < 2 * len(keys):
+        if time.monotonic() > deadline:
+            raise Failed("the keyboard did not count %d edges" % (2 * len(keys)))
+        time.sleep(0.2)
+    time.sleep(0.3)                        # the last flushes
+    return vm.sources()["keyboard"]
+
+
+def typist_figures():
+    rnd = random.Random(12)
+    out = {}
+    for name, keys in (("metronome", [(0.0, 0.05)] * TYPIST_KEYS),
+                       ("irregular", [(rnd.uniform(0.03, 0.2), min(0.4, 0.02 + rnd.expovariate(1 / 0.08)))
+                                      for _ in range(TYPIST_KEYS)])):
+        with Rand86() as vm:
+            out[name] = type_keys(vm, keys)
+    return out
+
+
+# ---------------------------------------------------------------- (k) NE2000 flood
+FLOOD_SECONDS = 10.0
+NE2K_CARDS = {"isa": ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"],
+              "pci": ["-device", "ne2k_pci,netdev=n0"]}
+
+
+def recovery_guest_ms(vm, wire, bound=10.0):
+    u0 = int(vm.status()["uptime_ms"])
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        base = int(vm.sources()["ne2k0"]["frames"])
+        wire.flood(50)
+        time.sleep(0.05)
+        if int(vm.sources()["ne2k0"]["frames"]) - base >= 40:
+            return int(vm.status()["uptime_ms"]) - u0
+    raise Failed("frames do not flow %.0f s after the flood" % bound)
+
+
+def flood_figure(card):
+    wire = Wire()
+    frame = BROADCAST + SRC_MAC + b"\x08\x00" + bytes(range(256)) * 7
+    try:
+        with Rand86(append="stream=off", extra=wire.netdev() + NE2K_CARDS[card]) as vm:
+            base, sent = int(vm.sources()["ne2k0"]["frames"]), 0
+            end = time.monotonic() + FLOOD_SECONDS
+            while time.monotonic() < end:
+                for n in range(1, 1601):
+                    wire.send(frame[:n])
+                    sent += 1
+                    if n % 25 == 0:
+                        time.sleep(0.001)
+            counted = int(vm.sources()["ne2k0"]["frames"]) - base
+            return {"sent": sent, "counted": counted, "ms": recovery_guest_ms(vm, wire),
+                    "resets": vm.sources()["ne2k0"]["resets"]}
+    finally:
+        wire.close()
+
+
+def flood_figures():
+    return {card: flood_figure(card) for card in NE2K_CARDS}
+
+
 # ---------------------------------------------------------------- measure
 def measure(host_table_path, failures):
     """Every figure, each taken on its own; a failure is noted and the rest go on."""
@@ -443,6 +526,8 @@ def measure(host_table_path, failures):
         "hl": take("headless sources", headless_figures),
         "pit": take("PIT clock at hz=1000", pit_clock_ratio),
         "guest": take("Linux guest over EGD", guest_rates),
+        "typists": take("typists over QMP", typist_figures),
+        "flood": take("NE2000 flood", flood_figures),
     }
 
 
@@ -639,6 +724,26 @@ def judge_headless(rows, hl):
                  "%.3f vs %.3f (health %s)%s" % (f["per_sample"], f["h_milli"] / 1000.0, f["health"], ea))
 
 
+def judge_typists(rows, ty):
+    if not ty:
+        return rows.add("typists", "metronome and irregular", NA)
+    for name, k in ty.items():
+        rows.add("typists", "%s, %d keys over QMP: Xymoron bits / Ts'o's / credited (measured), h_milli"
+                 % (name, TYPIST_KEYS), "%s / %s / %s, %s" % (k["bits"], k["tso_bits"], k["credited"],
+                                                               k["h_milli"]))
+
+
+def judge_flood(rows, fl):
+    if not fl:
+        return rows.add("NE2000", "flood of every length", NA)
+    for card, f in fl.items():
+        rows.add("NE2000", "%s: %.0f s of every length 1..1600: counted of sent; then 40 of 50 normal "
+                 "frames counted after" % (card, FLOOD_SECONDS),
+                 "%d of %d (%.0f%%), %d resets; %d guest ms" % (
+                     f["counted"], f["sent"], 100.0 * f["counted"] / max(1, f["sent"]), int(f["resets"]),
+                     f["ms"]), "< 1000 ms", f["ms"] < 1000)
+
+
 def judge(f, acc, failures):
     rows = Rows()
     judge_qemu_bench(rows, f["b"], acc)
@@ -652,6 +757,8 @@ def judge(f, acc, failures):
     judge_headless(rows, f["hl"])
     judge_u486(rows, f["u486"])
     judge_objects(rows, f["objs"])
+    judge_typists(rows, f.get("typists"))
+    judge_flood(rows, f.get("flood"))
     return rows
 
 

@@ -1,7 +1,8 @@
 """i8042 keyboard and PS/2 mouse as entropy sources (docs/PROTOCOL.md devices table, `sources`).
 
 Input is injected with QMP input-send-event, so its timing comes from this
-test: the assertions are relations (more, fewer, zero), never exact bit counts.
+test and the host's load: the assertions are counts of events and relations
+(some, zero), never bit counts that depend on when an edge arrived.
 """
 import random
 import time
@@ -94,35 +95,32 @@ def delta(before, after, key):
     return int(after[key]) - int(before[key])
 
 
-def test_regular_pace_earns_fewer_bits_than_tso_and_than_irregular():
-    """Xymoron's periodicity check on real interrupts: edges at a strict pace
-    have second differences of only the host's jitter, which the 1 kHz
-    granularity throws away, while Ts'o's 1999 estimate, without that shift,
-    still credits them. Irregular edges earn more per event."""
+def test_regular_and_irregular_edges_are_each_one_event():
+    """Edges at a strict pace and at irregular gaps, one machine: each edge
+    is one keyboard event, none ignored. How many bits each pace earns depends on when QMP delivers the edges, which
+    a loaded host decides: that relation (a strict pace earns under a
+    quarter of the irregular one) is a host test with a scripted clock
+    (tests/unit/test_entropy.c), and the figures are in `make bench`."""
     n = 30
-    with Rand86() as vm:
-        b, a = run_schedule(vm, [0.1] * (n + 3))
-        reg = {k: delta(b, a, k) for k in ("events", "bits", "tso_bits")}
-        print("regular:", reg)
-        assert reg["events"] == n, reg
-        assert reg["bits"] < reg["tso_bits"], reg
     rnd = random.Random(1)
     with Rand86() as vm:
-        b, a = run_schedule(vm, [rnd.uniform(0.03, 0.3) for _ in range(n + 3)])
-        irr = {k: delta(b, a, k) for k in ("events", "bits", "tso_bits")}
-        print("irregular:", irr)
-        assert irr["events"] == n, irr
-    assert reg["bits"] < irr["bits"], (reg, irr)
+        for gaps in ([0.05] * (n + 3), [rnd.uniform(0.02, 0.15) for _ in range(n + 3)]):
+            b, a = run_schedule(vm, gaps)
+            got = {k: delta(b, a, k) for k in ("events", "bits", "tso_bits", "ignored")}
+            print(got)
+            assert got["events"] == n and got["ignored"] == 0, got
 
 
 def test_no_controller_boots_and_reports_absence():
     """-M pc,i8042=off removes the controller (ports float). QEMU 7.2 has no way
     to remove only the PS/2 mouse on the pc machine, so the mouse-less but
     controller-present path is not testable here."""
-    with Rand86(extra=["-M", "pc,i8042=off"]) as vm:
-        # floating ports (status 0xFF) end the probe before any wait: the
-        # prompt comes within 1 s of the appliance's own clock (about 0.1 s
-        # with the controller present)
+    # -icount: boot_to_prompt_ms is then guest time, counted in
+    # instructions, whatever the host's load
+    with Rand86(extra=["-M", "pc,i8042=off", "-icount", "shift=5,sleep=off"],
+                accel_name="tcg") as vm:
+        # every probe wait is bounded: the prompt comes within a second of
+        # the appliance's own clock (about 0.15 s, with the controller or without)
         ms = int(vm.status()["boot_to_prompt_ms"])
         assert ms < 1000, "boot took %d guest ms without a controller" % ms
         assert "i8042: no controller at 0x60/0x64: keyboard and mouse absent" in vm.boot_log, \

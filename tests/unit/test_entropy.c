@@ -153,6 +153,64 @@ static void test_periodic_source_earns_nothing_after_first_samples(void **state)
 	assert_true(s1.tso_bits > 0);   /* v1.89 also settles, but credits the start */
 }
 
+/* Key edges on a 1 GHz clock from a 1 kHz keyboard (shift 19, as
+ * kern/devices.c registers it), `n` of them `gap(i)` ns apart; s1's fields. */
+static void type_edges(uint64_t (*gap)(unsigned i), unsigned n)
+{
+	uint64_t t = 1000000000ull;
+	unsigned i;
+
+	stub_reset();
+	rng_init(&r, RNG_CREDIT_XYMORON);
+	create_entropy_source(&r, &s1, "keyboard", 1, 1, 1);
+	for (i = 0; i < n; i++)
+		sample_at(&s1, t += gap(i), 1, i & 1);
+}
+
+static uint32_t edge_rand = 1;
+
+/* A strict 100 ms pace plus up to 20 us of the injector's jitter. */
+static uint64_t gap_regular(unsigned i)
+{
+	(void)i;
+	edge_rand = edge_rand * 1103515245u + 12345u;   /* ANSI C's rand() step */
+	return 100000000ull + (edge_rand >> 16) % 20000u;
+}
+
+/* Irregular: 30..300 ms, uniform to the nanosecond. */
+static uint64_t gap_irregular(unsigned i)
+{
+	(void)i;
+	edge_rand = edge_rand * 1103515245u + 12345u;
+	return 30000000ull + ((uint64_t)edge_rand * 270000000ull >> 32);
+}
+
+/* Xymoron's periodicity check on key edges: a strict pace has second
+ * differences of only the jitter, which the 1 kHz granularity throws away,
+ * (what is left is the first samples' credit), while Ts'o's 1999
+ * estimate, without that shift, still credits them; irregular edges earn
+ * more. "Under a quarter" leaves room for those first samples; without the
+ * shift a regular pace earns 80% of Ts'o's figure here. */
+static void test_regular_key_pace_earns_less_than_tso_and_than_irregular(void **state)
+{
+	uint64_t reg_bits, reg_tso, irr_bits;
+
+	(void)state;
+	type_edges(gap_regular, 200);
+	reg_bits = s1.bits;
+	reg_tso = s1.tso_bits;
+	type_edges(gap_irregular, 200);
+	irr_bits = s1.bits;
+	print_message("200 edges: regular bits %llu tso_bits %llu; irregular bits %llu\n",
+		(unsigned long long)reg_bits, (unsigned long long)reg_tso, (unsigned long long)irr_bits);
+	if (reg_bits * 4 >= reg_tso)
+		fail_msg("a regular pace earned %llu bits, Ts'o's estimate %llu: want under a quarter",
+			(unsigned long long)reg_bits, (unsigned long long)reg_tso);
+	if (reg_bits * 4 >= irr_bits)
+		fail_msg("regular edges earned %llu bits, irregular %llu: want under a quarter",
+			(unsigned long long)reg_bits, (unsigned long long)irr_bits);
+}
+
 static void test_samples_without_main_loop_pass_earn_nothing(void **state)
 {
 	uint64_t t = 0;
@@ -711,6 +769,7 @@ int main(void)
 		cmocka_unit_test_setup(test_source_deltas_are_shifted_by_granularity, setup),
 		cmocka_unit_test_setup(test_first_sample_of_a_source_earns_nothing, setup),
 		cmocka_unit_test_setup(test_periodic_source_earns_nothing_after_first_samples, setup),
+		cmocka_unit_test_setup(test_regular_key_pace_earns_less_than_tso_and_than_irregular, setup),
 		cmocka_unit_test_setup(test_samples_without_main_loop_pass_earn_nothing, setup),
 		cmocka_unit_test_setup(test_main_loop_pass_check_spans_all_trusted_sources, setup),
 		cmocka_unit_test_setup(test_untrusted_source_counts_tso_bits_but_no_bits_or_credit, setup),

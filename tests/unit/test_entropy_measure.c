@@ -429,6 +429,14 @@ static void test_measured_credits_metronome_less_than_irregular(void **state)
 	if (met.credited * 4 > met.bits)
 		fail_msg("metronome: measured %llu vs Xymoron's %llu bits: want under a quarter",
 			(unsigned long long)met.credited, (unsigned long long)met.bits);
+	/* the meter's estimate per sample is lower too, and credit never
+	 * exceeds Xymoron's rule on either */
+	if (met.est_milli * irr.events >= irr.est_milli * met.events)
+		fail_msg("metronome estimate %llu milli-bits over %llu samples, irregular %llu over %llu",
+			(unsigned long long)met.est_milli, (unsigned long long)met.events,
+			(unsigned long long)irr.est_milli, (unsigned long long)irr.events);
+	assert_true(met.credited <= met.bits);
+	assert_true(irr.credited <= irr.bits);
 	/* the same samples under credit=xymoron: credited is Xymoron's bits */
 	assert_int_equal(metx.credited, metx.bits);
 }
