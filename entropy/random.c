@@ -271,7 +271,8 @@
  * extractions of both pools. The first key is owed from the flush that
  * seeds; later ones uptime/2 after the last, within [1 s, 60 s] (Linux
  * 5.18). The flush makes an owed key as soon as the pools hold its bits,
- * and /dev/random waits while one is owed: the key goes first. Under
+ * and /dev/random waits while one is owed, the first from boot on: the
+ * key goes first, as Linux seeds its generator before anything else. Under
  * credit=xymoron and credit=tso urandom is v1.89's, byte for byte
  * (tests/vectors/urandom_v189/). docs/ENTROPY.md section 10 has the why.
  *
@@ -642,10 +643,12 @@ void rng_bench_crng_key(struct rng *r)
 	r->crng_keys++;
 }
 
-/* credit=measured: urandom's key is owed, and goes before /dev/random. */
+/* credit=measured: urandom's key is owed (the first one from boot on,
+ * later ones when due), and goes before /dev/random: so the first key
+ * takes the first 256 bits credited, before /dev/random can drain them. */
 static int rng_crng_owed(const struct rng *r)
 {
-	return r->crng_due && r->estimator == RNG_CREDIT_MEASURED;
+	return r->estimator == RNG_CREDIT_MEASURED && (r->crng_due || !r->crng_keys);
 }
 
 int rng_random_ready(const struct rng *r)

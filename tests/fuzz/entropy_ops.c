@@ -115,7 +115,7 @@ static const char *ops_read_random(struct ops_world *w, uint32_t a)
 
 	if ((size_t)primary / 8 < cap)
 		cap = (size_t)primary / 8;
-	if (r->crng_due && r->estimator == RNG_CREDIT_MEASURED)
+	if (r->estimator == RNG_CREDIT_MEASURED && (r->crng_due || !r->crng_keys))
 		cap = 0;                 /* urandom's key is owed: it goes first */
 	if (r->crng_due && w->primary_credited < RNG_SEED_BITS)
 		OPS_FAIL("a urandom key is owed before seeding");

@@ -299,30 +299,44 @@ static void test_each_key_debits_256_bits_from_the_pools(void **state)
 }
 
 /*
- * /dev/random has drained what seeded the pool: urandom may not serve
- * until 256 bits are present again, and the key takes them before
- * /dev/random gets another byte.
+ * The first key goes before /dev/random: under credit=measured random
+ * serves nothing until the key is made, so the bits that seed the pools
+ * are the key's (COM2's default stream=random cannot drain them first).
+ * Should the pools hold less than a key when it is owed (a policy
+ * switched at run time), the key waits for its bits and random with it.
  */
-static void test_first_key_needs_bits_present_and_goes_before_random(void **state)
+static void test_first_key_goes_before_random(void **state)
 {
 	uint8_t buf[RNG_SEC_XFER_BYTES];
 
 	(void)state;
 	rng_init(&r, RNG_CREDIT_MEASURED);
 	flush_with_credit(&r, 200);
-	while (rng_read_random(&r, buf, sizeof(buf)))  /* stream=random drains it */
-		;
-	flush_with_credit(&r, 56);                     /* 256 since boot: seeded */
+	assert_false(rng_random_ready(&r));
+	assert_int_equal(rng_read_random(&r, buf, 16), 0);    /* stream=random waits */
+	assert_int_equal(r.primary.entropy_count, 200);
+	flush_with_credit(&r, 56);                     /* 256 since boot: seeded, keyed */
 	assert_true(rng_seeded(&r));
+	assert_int_equal(r.crng_keys, 1);
+	assert_int_equal(r.primary.entropy_count, 0);  /* the key took them all */
+	assert_int_equal(rng_read_urandom(&r, buf, 16), 16);
+	flush_with_credit(&r, 100);
+	assert_int_equal(rng_read_random(&r, buf, 16), 12);    /* 100 bits: 12 bytes */
+	check_identity(&r);
+
+	/* a key owed to drained pools (credit=tso drained them, then measured) */
+	rng_init(&r, RNG_CREDIT_TSO);
+	flush_with_credit(&r, 256);
+	while (rng_read_random(&r, buf, sizeof(buf)))
+		;
+	r.estimator = RNG_CREDIT_MEASURED;
+	r.crng_due = 1;
+	flush_with_credit(&r, 150);
 	assert_false(rng_urandom_ready(&r));
 	assert_int_equal(rng_read_urandom(&r, buf, 16), 0);
-	assert_false(rng_random_ready(&r));
-	assert_int_equal(rng_read_random(&r, buf, 16), 0);    /* the key goes first */
-	flush_with_credit(&r, 150);
 	assert_int_equal(rng_read_random(&r, buf, 16), 0);
-	flush_with_credit(&r, 150);                    /* 256 present now */
+	flush_with_credit(&r, 150);
 	assert_int_equal(r.crng_keys, 1);
-	assert_true(rng_urandom_ready(&r));
 	assert_int_equal(rng_read_urandom(&r, buf, 16), 16);
 	assert_true(rng_read_random(&r, buf, 16) > 0);
 	check_identity(&r);
@@ -394,7 +408,7 @@ int main(void)
 		cmocka_unit_test_setup(test_a_read_serves_chacha20_and_leaves_block_0_as_key, setup),
 		cmocka_unit_test_setup(test_state_after_a_read_cannot_reproduce_its_bytes, setup),
 		cmocka_unit_test_setup(test_each_key_debits_256_bits_from_the_pools, setup),
-		cmocka_unit_test_setup(test_first_key_needs_bits_present_and_goes_before_random, setup),
+		cmocka_unit_test_setup(test_first_key_goes_before_random, setup),
 		cmocka_unit_test_setup(test_reseed_schedule_in_clock_time, setup),
 		cmocka_unit_test_setup(test_owed_reseed_waits_for_bits_and_urandom_serves_on, setup),
 	};
