@@ -13,6 +13,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +25,20 @@ from rand86 import Console, SerialPort, Timeout
 
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
+
+
+def floppy_with_options(src, dst, append):
+    """Copy the floppy image src to dst with a SYSLINUX menu that boots
+    rand86 at once with the command line `append` (mtools, as
+    scripts/mkmedia writes it; boot/syslinux.cfg says what each line does)."""
+    shutil.copyfile(src, dst)
+    cfg = dst + ".cfg"
+    with open(cfg, "w") as f:
+        f.write("SERIAL 0 115200\nPROMPT 0\nDEFAULT rand86\nLABEL rand86\n"
+                "\tKERNEL mboot.c32\n\tAPPEND rand86.elf %s\n" % append)
+    subprocess.run(["mcopy", "-o", "-i", dst, cfg, "::syslinux.cfg"], check=True, timeout=30)
+    os.remove(cfg)
+    return dst
 
 
 def free_port():
