@@ -80,7 +80,10 @@ int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min,
 /* A Ctrl-C in the type-ahead (even in the same write as the command's line)
  * stops the command; it and what was typed before it are dropped, as
  * Ctrl-C drops a line being typed. One that arrived on a full ring was
- * dropped by the driver but still counted: it stops the command too. */
+ * dropped by the driver but still counted: it stops the command too, and
+ * as nobody knows where in the type-ahead it fell, the whole ring as it
+ * stands goes with it (docs/PROTOCOL.md "Console"): nothing typed before
+ * it may run, at the price of what came after it. */
 int cmd_interrupted(void)
 {
 	if (console_break || !command_running)
@@ -93,8 +96,10 @@ int cmd_interrupted(void)
 			return 1;
 		}
 	}
-	if (serial_rx_marks(COM1) != break_marks)
+	if (serial_rx_marks(COM1) != break_marks) {
+		serial_rx_discard(COM1, serial_rx_count(COM1));
 		console_break = 1;
+	}
 	return console_break;
 }
 
