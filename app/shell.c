@@ -102,22 +102,24 @@ static int drop_if_ctrl_c_lost(void)
 
 /* A Ctrl-C in the type-ahead (even in the same write as the command's line)
  * stops the command; it and what was typed before it are dropped, as
- * Ctrl-C drops a line being typed. One that a full ring lost stops it too,
- * and takes the whole ring with it (drop_if_ctrl_c_lost): nothing typed
+ * Ctrl-C drops a line being typed: up to the last one waiting, since each
+ * came while the command ran. One that a full ring lost stops it too, and
+ * takes the whole ring with it (drop_if_ctrl_c_lost): nothing typed
  * before it may run, at the price of what came after it. */
 int cmd_interrupted(void)
 {
 	if (console_break || !command_running)
 		return console_break;
-	unsigned n = serial_rx_count(COM1);
+	unsigned n = serial_rx_count(COM1), last = 0;
 	for (; break_scanned < n; break_scanned++) {
 		if (serial_rx_peek(COM1, break_scanned) == CH_CTRL_C) {
-			serial_rx_discard(COM1, break_scanned + 1);
-			marks_taken++;
 			console_break = 1;
-			break;
+			marks_taken++;
+			last = break_scanned + 1;
 		}
 	}
+	if (last)
+		serial_rx_discard(COM1, last);
 	if (drop_if_ctrl_c_lost())
 		console_break = 1;
 	return console_break;
