@@ -86,8 +86,8 @@ def main():
         targets.append(("entropy", args.entropy, []))
     if args.only:
         targets = [t for t in targets if t[0] in args.only.split(",")]
-    each = args.seconds_each or max(10, int((args.minutes * 60 - COVER_RESERVE_S) * args.jobs
-                                            / max(1, len(targets))) // args.jobs * args.jobs // args.jobs)
+    rounds = max(1, -(-len(targets) // args.jobs))          # targets a job runs, one after another
+    each = args.seconds_each or max(10, int((args.minutes * 60 - COVER_RESERVE_S) / rounds))
     print("fuzz: %d targets, %d s each, %d at a time" % (len(targets), each, args.jobs), flush=True)
     pending, running = list(targets), []
     while pending or running:

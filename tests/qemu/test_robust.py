@@ -136,7 +136,7 @@ def test_ctrl_c_lost_to_a_full_ring_drops_the_type_ahead_before_it():
         assert int(vm.status()["console_rx_dropped"]) > 0   # the Ctrl-C did find the ring full
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 def test_ctrl_c_after_a_flood_during_stream_runs_none_of_it():
     # 200 KB of garbage (lines of random bytes, no Ctrl-C among them) while
     # `stream urandom` runs, then a Ctrl-C that finds the ring full.
@@ -150,7 +150,7 @@ def test_ctrl_c_after_a_flood_during_stream_runs_none_of_it():
         vm.send(b"stream urandom\r")
         vm.com1.read_exact(4096, 30)                     # it is streaming
         vm.send(bytes(garbage) + b"\x03")
-        vm.com1.read_until(b"\r\nok\r\nrand86> ", 60)   # the stream's end
+        vm.com1.read_until(b"\r\nok\r\nrand86> ", 180)  # the stream's end
         reply_to_status_comes_next(vm)
 
 
