@@ -183,6 +183,9 @@ test-drv: $(DRV_TESTS)
 test-host: test-drv
 .PHONY: test-drv
 
+# Fuzz targets: `make fuzz`, and their corpora replayed in test-host.
+include tests/fuzz/fuzz.mk
+
 # The i386 assembly SHA-1 against the portable C, as a bare multiboot kernel
 # under QEMU (this host runs no 32-bit binaries). Exit status 1 = pass.
 SHA1_TEST_OBJS := $(BUILD)/k/tests/unit/test_sha1_i386.o $(BUILD)/k/sha1_portable.o $(BUILD)/k/boot/multiboot.o

@@ -20,7 +20,10 @@ static struct lineedit le;
 static int command_running;
 static int console_break;          /* Ctrl-C seen since the command started */
 static unsigned break_scanned;     /* ring bytes already looked at (no Ctrl-C) */
-static uint32_t break_marks;       /* Ctrl-C arrivals counted when it started */
+/* The driver counts every Ctrl-C that arrives, also one a full ring lost
+ * (serial_rx_marks); the shell counts those it took out of the ring. */
+static uint32_t marks_taken;       /* read, or dropped with the ring */
+static uint32_t marks_looked;      /* the driver's count at the last look */
 
 static const struct command commands[] = {
 	{ "help", "help                      list the commands", cmd_help },
@@ -80,23 +83,47 @@ int cmd_number(const char *cmd, const char *what, const char *arg, uint32_t min,
 	return 0;
 }
 
+/* A Ctrl-C that a full ring lost fell somewhere among the bytes waiting,
+ * nobody knows where: all of them may be older than it, so the whole ring
+ * goes (docs/PROTOCOL.md "Console"). 1 if that happened. The count is read
+ * before the ring, so a Ctrl-C stored meanwhile is never taken as lost. */
+static int drop_if_ctrl_c_lost(void)
+{
+	uint32_t marks = serial_rx_marks(COM1);
+	if (marks == marks_looked)
+		return 0;
+	marks_looked = marks;
+	unsigned n = serial_rx_count(COM1), held = 0;
+	for (unsigned i = 0; i < n; i++)
+		held += serial_rx_peek(COM1, i) == CH_CTRL_C;
+	if ((int32_t)(marks - marks_taken - held) <= 0)
+		return 0;
+	serial_rx_discard(COM1, n);
+	marks_taken = marks;
+	return 1;
+}
+
 /* A Ctrl-C in the type-ahead (even in the same write as the command's line)
  * stops the command; it and what was typed before it are dropped, as
- * Ctrl-C drops a line being typed. One that arrived on a full ring was
- * dropped by the driver but still counted: it stops the command too. */
+ * Ctrl-C drops a line being typed: up to the last one waiting, since each
+ * came while the command ran. One that a full ring lost stops it too, and
+ * takes the whole ring with it (drop_if_ctrl_c_lost): nothing typed
+ * before it may run, at the price of what came after it. */
 int cmd_interrupted(void)
 {
 	if (console_break || !command_running)
 		return console_break;
-	unsigned n = serial_rx_count(COM1);
+	unsigned n = serial_rx_count(COM1), last = 0;
 	for (; break_scanned < n; break_scanned++) {
 		if (serial_rx_peek(COM1, break_scanned) == CH_CTRL_C) {
-			serial_rx_discard(COM1, break_scanned + 1);
 			console_break = 1;
-			return 1;
+			marks_taken++;
+			last = break_scanned + 1;
 		}
 	}
-	if (serial_rx_marks(COM1) != break_marks)
+	if (last)
+		serial_rx_discard(COM1, last);
+	if (drop_if_ctrl_c_lost())
 		console_break = 1;
 	return console_break;
 }
@@ -149,7 +176,6 @@ static void run_line(char *line)
 			continue;
 		console_break = 0;
 		break_scanned = 0;
-		break_marks = serial_rx_marks(COM1);
 		command_running = 1;
 		int rc = commands[i].run(argc, argv);
 		command_running = 0;
@@ -164,6 +190,7 @@ static void run_line(char *line)
 void shell_start(void)
 {
 	serial_set_rx_mark(COM1, CH_CTRL_C);
+	marks_taken = marks_looked = serial_rx_marks(COM1);
 	le_reset(&le);
 	kprintf(PROMPT);
 }
@@ -171,10 +198,17 @@ void shell_start(void)
 void shell_poll(void)
 {
 	int c;
+	/* A Ctrl-C lost while no command ran (one that never checks for it):
+	 * the ring went with it; the line being typed goes as on any Ctrl-C. */
+	if (drop_if_ctrl_c_lost()) {
+		le_reset(&le);
+		kprintf("^C\r\n" PROMPT);
+	}
 	/* Bounded per call so a flood of input cannot keep the main loop from passing. */
 	for (int n = 0; n < 64 && (c = serial_getc(COM1)) >= 0; n++) {
 		char echo[4];
 		size_t elen;
+		marks_taken += c == CH_CTRL_C;
 		enum le_event ev = le_feed(&le, (uint8_t)c, echo, &elen);
 		if (elen)
 			console_write(echo, elen);

@@ -210,24 +210,33 @@ static int dev_cmd(int port, uint8_t byte, const char *what)
 
 static void kbd_byte(uint8_t b, uint8_t st)
 {
+	int prefix = b == KBD_PREFIX_EXT || b == KBD_PREFIX_BREAK || b == KBD_PREFIX_E1;
+
 	if (st & (ST_TIMEOUT | ST_PARITY)) {
 		st_kbd_ignored++;
 		return;
 	}
-	if (kbd_e1_left) {                       /* E1 xx yy: one sample for the three */
+	/* Overrun, error, stray ACK/RESEND: no key, and the end of any key in
+	 * progress (no set 1 sequence, Pause's included, holds these bytes). */
+	if (b == KBD_OVERRUN || b == KBD_ERROR || b == DEV_ACK || b == DEV_RESEND) {
+		st_kbd_ignored++;
+		kbd_prefix = 0;
+		kbd_e1_left = 0;
+		return;
+	}
+	if (kbd_e1_left && !prefix) {            /* E1 xx yy: one sample for the three */
 		kbd_prefix = (kbd_prefix << 8) | b;
 		if (--kbd_e1_left)
 			return;
-	} else if (b == KBD_PREFIX_EXT || b == KBD_PREFIX_BREAK) {
-		kbd_prefix = (kbd_prefix << 8) | b;
-		return;
-	} else if (b == KBD_PREFIX_E1) {
+	} else if (b == KBD_PREFIX_E1) {         /* also one that cuts a Pause short */
 		kbd_prefix = b;
 		kbd_e1_left = 2;
 		return;
-	} else if (b == KBD_OVERRUN || b == KBD_ERROR || b == DEV_ACK || b == DEV_RESEND) {
-		st_kbd_ignored++;                    /* overrun, error, stray ACK/RESEND */
-		kbd_prefix = 0;
+	} else if (prefix) {
+		if (kbd_e1_left)
+			kbd_prefix = 0;                  /* a Pause cut short: what came is no key */
+		kbd_e1_left = 0;
+		kbd_prefix = (kbd_prefix << 8) | b;
 		return;
 	} else {
 		kbd_prefix = (kbd_prefix << 8) | b;

@@ -1,6 +1,7 @@
 # entropy/: the portable entropy core and its host tests.
 # Included by the top-level Makefile; also works alone:
-#   make -f entropy/entropy.mk test-entropy | fuzz | bench-host
+#   make -f entropy/entropy.mk test-entropy | fuzz-entropy | bench-host
+# (`make fuzz` at the top runs this target with every other one: tests/fuzz/fuzz.mk)
 
 BUILD ?= build
 ENTROPY_SRCS := $(wildcard entropy/*.c)
@@ -21,7 +22,7 @@ ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entrop
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
-.PHONY: test-entropy fuzz bench-host h-estimate
+.PHONY: test-entropy fuzz-entropy bench-host h-estimate
 
 # The Python model generates the mixing/extraction vectors on every build.
 $(ENTROPY_HOST)/gen/mix_vectors.h: tests/model/mix_model.py
@@ -84,7 +85,7 @@ $(ENTROPY_HOST)/fuzz_entropy: tests/fuzz/fuzz_entropy.c $(ENTROPY_OPS) $(ENTROPY
 		-Wall -Wextra -Werror -I. -Itests/fuzz -o $@ $< tests/fuzz/entropy_ops.c \
 		$(ENTROPY_SRCS) $(ENTROPY_STUB)
 
-fuzz: $(ENTROPY_HOST)/fuzz_entropy
+fuzz-entropy: $(ENTROPY_HOST)/fuzz_entropy
 	@mkdir -p $(ENTROPY_HOST)/fuzz-corpus
 	$(ENTROPY_HOST)/fuzz_entropy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 $(ENTROPY_HOST)/fuzz-corpus

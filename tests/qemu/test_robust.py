@@ -4,6 +4,7 @@ Each test attacks one weakness from outside: the PIT clock on a CPU without
 a TSC, console bytes that arrive at awkward moments, a crafted or flooding
 network peer, and boot options that collide with a fixed device.
 """
+import random
 import re
 import time
 
@@ -99,11 +100,57 @@ def test_type_ahead_over_the_ring_is_counted_and_ctrl_c_still_stops():
         m = vm.com1.expect(PROMPT_AFTER, 10)
         assert m.group(1).startswith(b"error: interrupted"), m.group(0)
         time.sleep(0.5)
-        vm.send(b"\r")                              # the kept type-ahead is one long line
-        vm.com1.expect(rb"error: line too long \(max 200\)\r\nrand86> ", 10)
+        vm.send(b"\r")              # the Ctrl-C the full ring lost took the type-ahead with it
+        assert vm.com1.read_until(b"rand86> ", 10) == b"\r\n"
         dropped = int(vm.status()["console_rx_dropped"])
         print("console_rx_dropped after 3001 bytes of type-ahead: %d" % dropped)
         assert 1500 < dropped <= 3001, dropped
+
+
+def reply_to_status_comes_next(vm):
+    """Send `status`; the shell's very next output must be its echo and
+    reply: nothing left over from before a Ctrl-C ran in between. Returns
+    that output. The shell reads its ring in order, so no wait decides it."""
+    vm.send(b"status\r")
+    try:
+        text = vm.com1.read_until(b"\r\nok\r\nrand86> ", 60)
+    except Exception:
+        raise AssertionError("no reply to status; QEMU exit status %r; output %r"
+                             % (vm.proc.poll(), vm.com1.unconsumed()[-400:]))
+    assert text.startswith(b"status\r\n"), "ran before status: %r" % text[:400]
+    assert b"uptime_ms: " in text, text[:400]
+    assert vm.proc.poll() is None, "QEMU exited (%r)" % vm.proc.poll()
+    return text
+
+
+@pytest.mark.timeout(90)
+def test_ctrl_c_lost_to_a_full_ring_drops_the_type_ahead_before_it():
+    # One write: a long command, a queued `halt 7`, 3,000 bytes that fill
+    # the 1 KiB ring behind it, then the Ctrl-C, which the ring cannot hold.
+    with Rand86(append="hz=1000 stream=off") as vm:
+        vm.send(b"random 16777216\rhalt 7\r" + b"x" * 3000 + b"\x03")
+        m = vm.com1.expect(PROMPT_AFTER, 30)
+        assert m.group(1).startswith(b"error: interrupted"), m.group(0)[-200:]
+        reply_to_status_comes_next(vm)
+        assert int(vm.status()["console_rx_dropped"]) > 0   # the Ctrl-C did find the ring full
+
+
+@pytest.mark.timeout(300)
+def test_ctrl_c_after_a_flood_during_stream_runs_none_of_it():
+    # 200 KB of garbage (lines of random bytes, no Ctrl-C among them) while
+    # `stream urandom` runs, then a Ctrl-C that finds the ring full.
+    rnd = random.Random(0xc3)
+    alphabet = [b for b in range(256) if b not in (0x03, 0x0a, 0x0d)]
+    garbage = bytearray()
+    while len(garbage) < 200 * 1024:
+        line = bytes(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 60)))
+        garbage += line + b"\r"
+    with Rand86(append="stream=off") as vm:
+        vm.send(b"stream urandom\r")
+        vm.com1.read_exact(4096, 30)                     # it is streaming
+        vm.send(bytes(garbage) + b"\x03")
+        vm.com1.read_until(b"\r\nok\r\nrand86> ", 180)  # the stream's end
+        reply_to_status_comes_next(vm)
 
 
 # ---- 4, 7, 8. boot: IRQ lines, probes, the serial sources ----

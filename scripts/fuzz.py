@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""`make fuzz`: every fuzz target for a share of the time, then coverage.
+
+Runs the libFuzzer targets of tests/fuzz/ (and the entropy core's),
+FUZZ_JOBS at a time, so that all of them end within --minutes; each
+starts from its kept corpus (tests/fuzz/TARGET/) and grows its own in
+build/fuzz/corpus/TARGET/. Then it replays that corpus through the
+target's coverage build and reports, per target: executions, executions
+per second, what it found (the inputs are left as build/fuzz/crash-*),
+and the lines of each parser file reached (llvm-cov; the annotated source
+is left in build/fuzz/TARGET.cov.txt to see what was not).
+Standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+LLVM_PROFDATA = "llvm-profdata-14"
+LLVM_COV = "llvm-cov-14"
+# Inputs longer than this add little to a path and cost time per run.
+MAX_LEN = {"ne2000_rx": 8192}
+COVER_RESERVE_S = 90            # of the budget, for the coverage replays
+
+
+def run_target(name, binary, seeds, args, seconds):
+    corpus = os.path.join(args.dir, "corpus", name)
+    os.makedirs(corpus, exist_ok=True)
+    log = open(os.path.join(args.dir, name + ".log"), "w")
+    argv = [binary, "-max_total_time=%d" % seconds, "-print_final_stats=1", "-timeout=20",
+            "-max_len=%d" % MAX_LEN.get(name, 4096),
+            "-artifact_prefix=%s/crash-%s-" % (args.dir, name), corpus]
+    if os.path.isdir(seeds):
+        argv.append(seeds)
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT), log
+
+
+def stats(name, args):
+    with open(os.path.join(args.dir, name + ".log"), errors="replace") as f:
+        text = f.read()
+    execs = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
+    rate = re.search(r"stat::average_exec_per_sec:\s*(\d+)", text)
+    broken = re.search(r"(invariant broken: .*|ERROR: .*|runtime error: .*)", text)
+    return (int(execs.group(1)) if execs else 0, int(rate.group(1)) if rate else 0,
+            broken.group(1) if broken else None)
+
+
+def coverage(name, files, args):
+    """Lines reached in each of files: [(file, covered, total)]."""
+    binary = os.path.join(args.dir, "cover_" + name)
+    raw = os.path.join(args.dir, name + ".profraw")
+    prof = os.path.join(args.dir, name + ".profdata")
+    env = dict(os.environ, LLVM_PROFILE_FILE=raw, ASAN_OPTIONS="detect_leaks=0")
+    dirs = [os.path.join(args.dir, "corpus", name), os.path.join("tests", "fuzz", name)]
+    subprocess.run([binary] + [d for d in dirs if os.path.isdir(d)], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run([LLVM_PROFDATA, "merge", "-sparse", raw, "-o", prof], check=True)
+    out = subprocess.run([LLVM_COV, "export", "-summary-only", binary, "-instr-profile=" + prof],
+                         capture_output=True, text=True, check=True).stdout
+    summary = {os.path.relpath(f["filename"]): f["summary"]["lines"]
+               for f in json.loads(out)["data"][0]["files"]}
+    with open(os.path.join(args.dir, name + ".cov.txt"), "w") as f:
+        subprocess.run([LLVM_COV, "show", binary, "-instr-profile=" + prof] + files,
+                       stdout=f, check=False)
+    return [(p, summary.get(p, {}).get("covered", 0), summary.get(p, {}).get("count", 0))
+            for p in files]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seconds-each", type=int, help="instead of a share of --minutes")
+    ap.add_argument("--dir", default="build/fuzz")
+    ap.add_argument("--entropy", help="the entropy core's target (no coverage report)")
+    ap.add_argument("--target", action="append", default=[], help="NAME:FILE,FILE...")
+    ap.add_argument("--only", help="NAME,NAME...: these targets alone")
+    args = ap.parse_args()
+
+    targets = [(t.split(":")[0], os.path.join(args.dir, "fuzz_" + t.split(":")[0]),
+                t.split(":")[1].split(",")) for t in args.target]
+    if args.entropy:
+        targets.append(("entropy", args.entropy, []))
+    if args.only:
+        targets = [t for t in targets if t[0] in args.only.split(",")]
+    rounds = max(1, -(-len(targets) // args.jobs))          # targets a job runs, one after another
+    each = args.seconds_each or max(10, int((args.minutes * 60 - COVER_RESERVE_S) / rounds))
+    print("fuzz: %d targets, %d s each, %d at a time" % (len(targets), each, args.jobs), flush=True)
+    pending, running = list(targets), []
+    while pending or running:
+        while pending and len(running) < args.jobs:
+            name, binary, _ = pending.pop(0)
+            running.append((name,) + run_target(name, binary, os.path.join("tests", "fuzz", name),
+                                                args, each))
+        time.sleep(1)
+        for r in list(running):
+            if r[1].poll() is not None:
+                r[2].close()
+                running.remove(r)
+    failed = 0
+    print("%-14s %12s %8s  %s" % ("target", "executions", "exec/s", "lines reached / findings"))
+    for name, _, files in targets:
+        execs, rate, broken = stats(name, args)
+        cov = coverage(name, files, args) if files else []
+        reached = ", ".join("%s %d/%d" % (f, c, n) for f, c, n in cov) or "-"
+        print("%-14s %12d %8d  %s" % (name, execs, rate, reached))
+        if broken:
+            failed += 1
+            print("%14s  FOUND: %s (input: %s/crash-%s-*)" % ("", broken, args.dir, name))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
