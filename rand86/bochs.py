@@ -165,3 +165,52 @@ class Bochs(Console):
                     os.close(fd)
             except OSError:
                 pass
+
+
+# ---- restart tests (SP 800-90B 3.1.4): the same machine booted again and again ----
+
+TIME0 = 946684800                    # 2000-01-01 00:00:00 UTC: a fixed CMOS start time
+
+
+def iso_with(cmdline, path, elf=None):
+    """An ISO like `make iso` whose one GRUB entry boots rand86 with
+    `cmdline` (Bochs has no -kernel: options reach it through the loader)."""
+    from rand86 import ELF
+    top = tempfile.mkdtemp(prefix="rand86-iso-")
+    os.makedirs(os.path.join(top, "boot", "grub"))
+    with open(os.path.join(top, "boot", "rand86.elf"), "wb") as f, open(elf or ELF, "rb") as g:
+        f.write(g.read())
+    with open(os.path.join(top, "boot", "grub", "grub.cfg"), "w") as f:
+        f.write("set timeout=0\nset default=0\nmenuentry \"rand86\" {\n"
+                "\tmultiboot /boot/rand86.elf %s\n\tboot\n}\n" % cmdline)
+    p = subprocess.run(["grub-mkrescue", "-o", path, top], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("grub-mkrescue: %s" % p.stdout.decode(errors="replace")[-800:])
+    return path
+
+
+def blank_disk(path, sectors=8064):
+    """An all-zero disk image of 8 cylinders, 16 heads, 63 sectors."""
+    with open(path, "wb") as f:
+        f.truncate(sectors * 512)
+    return path
+
+
+def restart_machine(kind, iso, disk, sync="none"):
+    """bochsrc lines of the two machines the restart tests boot, both from
+    `iso` on CD with `disk` (blank_disk) as ata0 and the CMOS clock at
+    TIME0: "pci" (pentium, 50 M ips, 16 MiB, PCI NE2000) and "isa" (10 M
+    ips, 4 MiB, PCI off, ISA NE2000). sync=none makes guest time the
+    instruction count: the machine replays itself."""
+    mac = "52:54:00:12:34:57"
+    disk_line = "ata0-master: type=disk, path=%s, mode=flat, cylinders=8, heads=16, spt=63" % disk
+    cd_line = "ata1-master: type=cdrom, path=%s, status=inserted" % iso
+    clock = "clock: sync=%s, time0=%d" % (sync, TIME0)
+    if kind == "pci":
+        return ["megs: 16", "cpu: model=pentium, ips=50000000", clock,
+                "pci: enabled=1, chipset=i440fx, slot1=ne2k",
+                "ne2k: mac=%s, ethmod=null" % mac, disk_line, cd_line, "boot: cdrom"]
+    return ["megs: 4", "cpu: ips=10000000", clock, "pci: enabled=0",
+            "ne2k: ioaddr=0x300, irq=9, mac=%s, ethmod=null" % mac,
+            disk_line, cd_line, "boot: cdrom"]
