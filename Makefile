@@ -248,6 +248,14 @@ SOAK_SECONDS ?= 600
 soak: deps $(BUILD)/rand86.elf
 	$(PYRUN) scripts.soak --seconds $(SOAK_SECONDS)
 
+# --- SP 800-90B 3.1.4's restart test on every emulator configuration the
+# suite boots (docs/restart.md); RESTARTS and BOCHS_RESTARTS to change ---
+RESTARTS ?= 1000
+BOCHS_RESTARTS ?= 20
+restart-test: deps $(BUILD)/rand86.elf
+	$(PYRUN) scripts.restart_test --restarts $(RESTARTS) --bochs-restarts $(BOCHS_RESTARTS)
+.PHONY: restart-test
+
 # --- credited bits vs the meter and SP 800-90B (docs/compare.md, docs/compare.png,
 # docs/dashboard.png); ea_non_iid too when it is on PATH ---
 compare: deps $(BUILD)/rand86.elf $(BUILD)/host/h_estimate

@@ -276,6 +276,22 @@ int cmd_stream(int argc, char **argv)
 	return 0;
 }
 
+/* `samples NAME boot`: what record=N took from boot (a harness asks once
+ * `record: NAME full` says it is whole: typing sooner is input into it). */
+static int samples_recorded(const struct entropy_source *src)
+{
+	uint32_t n = src->rec_n;
+	kprintf("# %lu of %lu from boot\r\n", (unsigned long)n, (unsigned long)src->rec_max);
+	for (uint32_t i = 0; i < n; i++) {
+		if (cmd_interrupted())
+			return cmd_error("interrupted after %lu of %lu samples",
+				(unsigned long)i, (unsigned long)n);
+		kprintf("%08lx %08lx\r\n", (unsigned long)src->rec[i],
+			(unsigned long)(src->rec[i] >> src->shift));
+	}
+	return 0;
+}
+
 static int samples_print_one(struct rng_capture *cap)
 {
 	uint32_t raw, shifted;
@@ -297,11 +313,13 @@ int cmd_samples(int argc, char **argv)
 	static struct rng_capture cap;
 	uint32_t n, done = 0;
 	if (argc != 3)
-		return cmd_error("usage: samples NAME N");
+		return cmd_error("usage: samples NAME N|boot");
 	struct entropy_source *src = rng_find_source(&rng_live, argv[1]);
 	if (!src)
 		return cmd_error("samples: no source '%s' (see sources)",
 			cmd_shown(argv[1]));
+	if (strcmp(argv[2], "boot") == 0)
+		return samples_recorded(src);
 	if (cmd_number("samples", "N", argv[2], 1, SAMPLES_MAX, &n) < 0)
 		return -1;
 	int fill = n <= RNG_CAPTURE_RING;

@@ -130,6 +130,11 @@ struct entropy_source {
 	uint32_t own_last_switches;
 	/* capture: while capture != NULL, samples are mixed but credit nothing */
 	struct rng_capture *volatile capture;
+	/* record=N (docs/PROTOCOL.md): the first rec_max samples from boot that
+	 * the meter would see, raw deltas, uncredited as a capture is */
+	uint32_t *rec;
+	volatile uint32_t rec_n;
+	uint32_t rec_max;
 	struct entropy_source *next;         /* registry list in creation order */
 };
 
@@ -148,6 +153,9 @@ struct rng {
 	 * (patch 1/4's single last_ctxt): the back-to-back check */
 	uint32_t last_trusted_switches;
 	struct entropy_source *sources;
+	uint32_t *rec_pool;                  /* record=N: slots left for trusted sources */
+	unsigned rec_slots;
+	uint32_t rec_max;
 	struct entropy_source *untrusted_sink; /* optional: add_untrusted_entropy() samples are
 	                                        * counted on this source (events, tso_bits) and
 	                                        * never credited, whatever its trusted flag */
@@ -298,6 +306,15 @@ void rng_capture_start(struct entropy_source *src, struct rng_capture *cap);
 void rng_capture_stop(struct entropy_source *src);
 /* Main loop side: pop one captured sample; returns 0 when the ring is empty. */
 int rng_capture_read(struct rng_capture *cap, uint32_t *raw, uint32_t *shifted);
+/* Record the first n samples of each trusted source created from now on
+ * into pool (slots sources of n words each): SP 800-90B 3.1.4's restart
+ * test needs the samples from boot, taken with no console input. */
+static inline void rng_record_from_boot(struct rng *r, uint32_t *pool, unsigned slots, uint32_t n)
+{
+	r->rec_pool = pool;
+	r->rec_slots = slots;
+	r->rec_max = n;
+}
 
 struct entropy_source *rng_find_source(struct rng *r, const char *name);
 

@@ -842,6 +842,12 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 	storage->trusted = trusted != 0;
 	storage->shift = rng_shift_for(rng_plat->clock_khz(), granularity_khz);
 	rng_meter_init(&storage->meter);
+	if (trusted && r->rec_slots) {
+		r->rec_slots--;
+		storage->rec = r->rec_pool;
+		storage->rec_max = r->rec_max;
+		r->rec_pool += r->rec_max;
+	}
 	while (*link)
 		link = &(*link)->next;
 	*link = storage;
@@ -1088,6 +1094,12 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 	}
 	if (cap) {
 		rng_capture_put(cap, raw, raw >> src->shift);
+		return 0;
+	}
+	/* A recorded sample, as a captured one, credits nothing: it is shown. */
+	if (had_last && src->rec_n < src->rec_max) {
+		src->rec[src->rec_n] = raw;
+		src->rec_n = src->rec_n + 1;
 		return 0;
 	}
 	src->bits += bits;

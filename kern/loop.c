@@ -80,6 +80,8 @@ static int kern_pass(void)
 			uint32_t now = (uint32_t)clock_ms();
 			seeded_at_ms = now ? now : 1;    /* 0 means "not yet" */
 		}
+		if (boot_opts.record)
+			kern_record_poll();
 	}
 	for (int i = 0; i < npollers; i++)
 		more |= pollers[i]();

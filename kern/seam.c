@@ -20,6 +20,8 @@ void rng_live_init(enum rng_estimator credit)
 	rng_platform_init(&seam);
 	rng_init(&rng_live, credit);
 	rng_set_default(&rng_live);
+	if (boot_opts.record)
+		kern_record_init();
 	/* Power-on known-answer test: every byte served passes through SHA-1. */
 	if (rng_sha1_selftest() != 0) {
 		panic_printf("entropy: SHA-1 known-answer test failed: this build must not serve random bytes; halted\r\n");

@@ -109,6 +109,10 @@ static int apply(struct boot_options *o, char *word)
 		if ((i = pick(v, net_names, 2)) < 0)
 			return -1;
 		o->net = (enum net_mode)i;
+	} else if (strcmp(word, "record") == 0) {
+		if (parse_u32_range(v, 1, OPT_RECORD_MAX, &n) < 0)
+			return -1;
+		o->record = n;
 	} else if (strcmp(word, "ne2k") == 0) {
 		return parse_ne2k(v, o);
 	} else if (strcmp(word, "rtc") == 0) {

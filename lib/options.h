@@ -22,7 +22,11 @@ struct boot_options {
 	int ne2k_given;               /* ne2k=IO,IRQ was given: no default probe */
 	uint32_t ne2k_io, ne2k_irq;
 	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
+	uint32_t record;              /* record=N: first N samples of each trusted source; 0: off */
 };
+
+/* record=N's limit: SP 800-90B 3.1.4's restart test takes 1,000 samples a restart. */
+#define OPT_RECORD_MAX 1000
 
 /* The default RTC rate, by what times it (docs/ENTROPY.md, "The RTC"). */
 #define OPT_RTC_HZ_TSC 4096

@@ -180,3 +180,151 @@ class Bochs(Console):
                     os.close(fd)
             except OSError:
                 pass
+
+
+# ---- restart tests (SP 800-90B 3.1.4): the same machine booted again and again ----
+
+TIME0 = 946684800                    # 2000-01-01 00:00:00 UTC: a fixed CMOS start time
+
+
+def iso_with(cmdline, path, elf=None):
+    """An ISO like `make iso` whose one GRUB entry boots rand86 with
+    `cmdline` (Bochs has no -kernel: options reach it through the loader)."""
+    from rand86 import ELF
+    top = tempfile.mkdtemp(prefix="rand86-iso-")
+    os.makedirs(os.path.join(top, "boot", "grub"))
+    with open(os.path.join(top, "boot", "rand86.elf"), "wb") as f, open(elf or ELF, "rb") as g:
+        f.write(g.read())
+    with open(os.path.join(top, "boot", "grub", "grub.cfg"), "w") as f:
+        f.write("set timeout=0\nset default=0\nmenuentry \"rand86\" {\n"
+                "\tmultiboot /boot/rand86.elf %s\n\tboot\n}\n" % cmdline)
+    p = subprocess.run(["grub-mkrescue", "-o", path, top], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("grub-mkrescue: %s" % p.stdout.decode(errors="replace")[-800:])
+    return path
+
+
+def blank_disk(path, sectors=8064):
+    """An all-zero disk image of 8 cylinders, 16 heads, 63 sectors."""
+    with open(path, "wb") as f:
+        f.truncate(sectors * 512)
+    return path
+
+
+def restart_machine(kind, iso, disk, sync="none"):
+    """bochsrc lines of the two machines the restart tests boot, both from
+    `iso` on CD with `disk` (blank_disk) as ata0 and the CMOS clock at
+    TIME0: "pci" (pentium, 50 M ips, 16 MiB, PCI NE2000) and "isa" (10 M
+    ips, 4 MiB, PCI off, ISA NE2000). sync=none makes guest time the
+    instruction count: the machine replays itself."""
+    mac = "52:54:00:12:34:57"
+    disk_line = "ata0-master: type=disk, path=%s, mode=flat, cylinders=8, heads=16, spt=63" % disk
+    cd_line = "ata1-master: type=cdrom, path=%s, status=inserted" % iso
+    clock = "clock: sync=%s, time0=%d" % (sync, TIME0)
+    if kind == "pci":
+        return ["megs: 16", "cpu: model=pentium, ips=50000000", clock,
+                "pci: enabled=1, chipset=i440fx, slot1=ne2k",
+                "ne2k: mac=%s, ethmod=null" % mac, disk_line, cd_line, "boot: cdrom"]
+    return ["megs: 4", "cpu: ips=10000000", clock, "pci: enabled=0",
+            "ne2k: ioaddr=0x300, irq=9, mac=%s, ethmod=null" % mac,
+            disk_line, cd_line, "boot: cdrom"]
+
+
+# ---- a person at Bochs's keyboard: the rfb display and a small RFB client ----
+
+class RfbBochs(Bochs):
+    """Bochs with `display_library: rfb`: its VNC server on loopback, the
+    one way found into Bochs's PS/2 keyboard from a test (bytes written
+    into the term display's terminal reached no key). Bochs waits for an
+    RFB client before it runs; the port (5900 up, the first free) is the
+    one this Bochs process listens on, found through /proc, never
+    guessed: another Bochs may hold 5900. key() sends RFB KeyEvents (RFC
+    6143, 7.5.4): X keysyms, a press and its release."""
+
+    def __init__(self, lines, boot_timeout=90):
+        self.rfb = None
+        super().__init__(['display_library: rfb, options="timeout=60"'] + list(lines),
+                         boot_timeout)
+
+    def _listening_ports(self):
+        """TCP ports this Bochs listens on (/proc/net/tcp, state 0A): the
+        sockets of the processes of its own process group (the `bochs`
+        wrapper script started it in a new session: bochs-bin is a child)."""
+        inodes = set()
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/stat" % pid) as f:
+                    pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
+                if pgrp != self.proc.pid:
+                    continue
+                fd_dir = "/proc/%s/fd" % pid
+                for fd in os.listdir(fd_dir):
+                    m = re.match(r"socket:\[(\d+)\]", os.readlink(os.path.join(fd_dir, fd)))
+                    if m:
+                        inodes.add(m.group(1))
+            except (OSError, ValueError, IndexError):
+                continue
+        ports = set()
+        with open("/proc/%d/net/tcp" % self.proc.pid) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:
+                    ports.add(int(fields[1].split(":")[1], 16))
+        return ports - {self.port}
+
+    def _open_vga(self, timeout=60):
+        import struct
+        deadline = time.monotonic() + timeout
+        while True:
+            ports = self._listening_ports() if self.proc.poll() is None else set()
+            if ports:
+                break
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise Timeout("Bochs's RFB server never listened: %s" % self.log()[-500:])
+            time.sleep(0.1)
+        s = socket.create_connection(("127.0.0.1", min(ports)), 10)
+        version = s.recv(12)                        # "RFB 003.003\n"
+        assert version.startswith(b"RFB "), version
+        s.sendall(version)
+        s.recv(4)                                   # security type 1: none
+        s.sendall(b"\x01")                          # ClientInit: shared
+        hdr = b""
+        while len(hdr) < 24:                        # ServerInit, then its name
+            hdr += s.recv(24 - len(hdr))
+        name_len = struct.unpack(">I", hdr[20:24])[0]
+        while name_len:
+            name_len -= len(s.recv(name_len))
+        s.settimeout(None)
+        self.rfb = s
+        self.rfb_bytes = bytearray()
+        threading.Thread(target=self._drain_rfb, daemon=True).start()
+
+    def _drain_rfb(self):
+        while not self.stop:
+            try:
+                data = self.rfb.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+
+    def key(self, ch, hold=0.06):
+        """Press and release the key of character ch (its X keysym is its
+        Latin-1 code), held `hold` seconds as a person holds one."""
+        import struct
+        self.rfb.sendall(struct.pack(">BBxxI", 4, 1, ord(ch)))
+        time.sleep(hold)
+        self.rfb.sendall(struct.pack(">BBxxI", 4, 0, ord(ch)))
+
+    def nudge(self, rnd):
+        self.key(rnd.choice("asdfjkl"), rnd.uniform(0.03, 0.12))
+        return True
+
+    def close(self):
+        if self.rfb:
+            try:
+                self.rfb.close()
+            except OSError:
+                pass
+        super().close()

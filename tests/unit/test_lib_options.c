@@ -45,6 +45,18 @@ static void test_defaults_match_spec(void **state)
 	assert_int_equal(o.net, NET_UNTRUSTED);
 	assert_int_equal(o.ne2k_given, 0);
 	assert_int_equal(o.rtc_given, 0);           /* the clock picks: kern/devices.c */
+	assert_int_equal(o.record, 0);              /* no record without record= */
+	assert_int_equal(w.n, 0);
+}
+
+/* record=N: 1..1000, SP 800-90B 3.1.4's 1,000 samples a restart at most. */
+static void test_record_takes_1_to_1000(void **state)
+{
+	(void)state;
+	struct warnings w;
+	assert_int_equal(parse("record=1", &w).record, 1);
+	assert_int_equal(parse("record=1000", &w).record, 1000);
+	assert_int_equal(parse("record=0x3e8", &w).record, 1000);
 	assert_int_equal(w.n, 0);
 }
 
@@ -135,7 +147,7 @@ static void test_bad_values_warn_and_keep_defaults(void **state)
 		"baud=50000", "stream=fast", "credit=linus", "ata=maybe", "net=trusted",
 		"ne2k=0x300", "ne2k=0x300,16", "ne2k=0x301,9", "ne2k=,9", "colour=blue", "=5", "HZ=100",
 		"rtc=1", "rtc=3", "rtc=1000", "rtc=16384", "rtc=0", "rtc=", "rtc=OFF", "rtc=0x3ff",
-		"rtc=-4096" };
+		"rtc=-4096", "record=0", "record=1001", "record=", "record=all" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct warnings w;
 		struct boot_options o = parse(bad[i], &w), d;
@@ -233,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_match_spec),
 		cmocka_unit_test(test_hex_numbers_and_repeated_keys),
+		cmocka_unit_test(test_record_takes_1_to_1000),
 		cmocka_unit_test(test_rtc_takes_off_and_every_divider_rate),
 		cmocka_unit_test(test_ata_default_follows_credit_unless_given),
 		cmocka_unit_test(test_kernel_path_and_bare_words_are_skipped),
