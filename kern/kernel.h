@@ -76,7 +76,7 @@ void sources_fields(const struct entropy_source *src, char *buf, size_t n);
 /* rng_init with the boot option's estimator, the default instance for
  * NULL-handle samples, and the SHA-1 known-answer test (halts on failure). */
 void rng_live_init(enum rng_estimator credit);
-/* record=N (options.c): its store, before any source; and, each pass,
+/* record=N (seam.c): its store, before any source; and, each pass,
  * announce each trusted source's record as it fills. */
 void kern_record_init(void);
 void kern_record_poll(void);

@@ -43,29 +43,3 @@ void kern_options_warn(void)
 	options_defaults(&scratch);
 	options_parse(&scratch, boot_cmdline, warn_option, NULL);
 }
-
-/* record=N: a slot for each trusted source a PC can have (timer, rtc,
- * keyboard, mouse, four disks); 32 KB at the most, in 4 MiB. */
-#define REC_SLOTS 8
-static uint32_t rec_pool[REC_SLOTS * OPT_RECORD_MAX];
-static uint32_t rec_told;            /* bit i: the i-th source's record was announced */
-
-/* Before any source exists (rng_live_init). */
-void kern_record_init(void)
-{
-	rng_record_from_boot(&rng_live, rec_pool, REC_SLOTS, boot_opts.record);
-}
-
-/* `record: NAME full, N samples` once each source's record fills, so that
- * a harness knows when to ask for it without typing before then. */
-void kern_record_poll(void)
-{
-	unsigned i = 0;
-	for (struct entropy_source *s = rng_source_next(&rng_live, NULL); s;
-	     s = rng_source_next(&rng_live, s), i++) {
-		if (!s->rec_max || s->rec_n < s->rec_max || (rec_told >> i & 1))
-			continue;
-		rec_told |= 1u << i;
-		kprintf("record: %s full, %lu samples\r\n", s->name, (unsigned long)s->rec_n);
-	}
-}

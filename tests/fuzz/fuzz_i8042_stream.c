@@ -117,6 +117,11 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 	return storage;
 }
 
+void rng_source_outside_timed(struct entropy_source *src)
+{
+	src->outside_timed = 1;
+}
+
 void add_timing_entropy(struct entropy_source *src, uint32_t datum)
 {
 	if (src == kbd_src) {
