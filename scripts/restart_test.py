@@ -123,9 +123,14 @@ def one_restart_once(cfg, n, work, timeout):
             if m and ": trusted" in m.group(0):
                 want.add(s)
         seen = set(m.group(1).decode() for m in re.finditer(FULL, vm.boot_log.encode()))
+        # A record that never fills (every tick off its period, as under
+        # Bochs sync=realtime on a loaded host) is read as far as it got.
         deadline = time.monotonic() + timeout
-        while not want <= seen:
-            m = vm.com1.expect(FULL, max(1, deadline - time.monotonic()))
+        while not want <= seen and time.monotonic() < deadline:
+            try:
+                m = vm.com1.expect(FULL, max(1, deadline - time.monotonic()))
+            except Timeout:
+                break
             seen.add(m.group(1).decode())
         out = {}
         for name in sources_present(vm):
@@ -162,7 +167,7 @@ def credit_boot(cfg, work, guest_s=CREDIT_GUEST_S, host_s=600):
 def run_config(cfg, restarts, n, jobs, work, log):
     t0 = time.monotonic()
     rows = {}
-    timeout = 600 if cfg.emu == "bochs" else 180
+    timeout = 300 if cfg.emu == "bochs" else 180
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         futs = [pool.submit(one_restart, cfg, n, work, timeout) for _ in range(restarts)]
         futs.append(pool.submit(credit_boot, cfg, work))

@@ -195,3 +195,20 @@ def test_samples2bin_ea_non_iid_output():
     assert samples2bin.ea_min(EA_OUT) == 3.180065
     assert samples2bin.ea_binding(EA_OUT) == "Compression (bitstring)"
     assert samples2bin.ea_min("") is None and samples2bin.ea_binding(None) is None
+
+
+@pytest.mark.timeout(90)
+def test_record_keeps_the_first_samples_from_boot_and_says_when_full():
+    """record=N (docs/PROTOCOL.md): announced once full, printed by
+    `samples NAME boot` without typing before then; absent without it."""
+    with Rand86(append="record=50 hz=1000 stream=off", com2=False, accel_name="tcg",
+                extra=["-icount", "shift=5,sleep=off"]) as vm:
+        vm.com1.expect(rb"record: timer full, 50 samples\r\n", 60)
+        body = vm.ok("samples timer boot")
+        assert body[0] == "# 50 of 50 from boot", body[:2]
+        lines = [l for l in body[1:] if SAMPLE_LINE.match(l)]
+        assert len(lines) == 50 == len(body) - 1, body
+        # a clock delta of one tick at hz=1000 is nonzero
+        assert all(int(l.split()[0], 16) > 0 for l in lines), lines
+    with Rand86(append="stream=off", com2=False) as vm:
+        assert vm.ok("samples timer boot") == ["# 0 of 0 from boot"]
