@@ -100,6 +100,19 @@ def boot(machine):
     return scratch, ips, Bochs(lines, boot_timeout=150)
 
 
+# A known failure, written down (STYLE.md: strict, so it breaks the run
+# the day it passes). On the tree where every change of this wave met,
+# both machines drop console input during the noise (433 and 178 bytes,
+# with the clock calibrated right: the PCI machine's cpu_khz now reads
+# its 50 M ips), and the batch pool overwrites unflushed samples: the
+# main loop does not keep up with 115200 baud of echoed noise on an
+# emulated CPU of 10-50 MIPS. Each test passed on the fix's own branch;
+# where the time goes since is not found yet.
+KNOWN = pytest.mark.xfail(strict=True, reason="console input dropped under Bochs noise "
+                          "(rx ring overflow); cause not found")
+
+
+@KNOWN
 @pytest.mark.timeout(600)
 def test_bochs_pci_console_keeps_up_with_noise():
     scratch, ips, vm = boot(pci)
@@ -108,6 +121,7 @@ def test_bochs_pci_console_keeps_up_with_noise():
     shutil.rmtree(scratch)
 
 
+@KNOWN
 @pytest.mark.timeout(600)
 def test_bochs_console_keeps_up_while_com2_streams():
     scratch, ips, vm = boot(isa_streaming)
