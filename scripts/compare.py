@@ -402,7 +402,13 @@ def md_header(meta):
         "estimate (what credit=xymoron credits), `tso/s` the 1999 v1.89 one,",
         "`credited/s` what credit=measured (in force) granted: Xymoron's bits capped",
         "by the meter and its health tests. `h` is the meter's estimate at the end",
-        "of the stretch (h_milli / 1000: bits per 8-bit symbol over its last 1024).", "",
+        "of the stretch (h_milli / 1000: bits per 8-bit symbol over its last 1024).", ""
+    ] + md_method()
+
+
+def md_method():
+    """How credit and assessment are set side by side."""
+    return [
         "**Credit and assessment come from consecutive stretches of one boot.** A",
         "captured sample is printed, so rand86 never credits it: the assessment",
         "cannot judge the credited samples themselves. Right after the credited",

@@ -198,37 +198,42 @@ def min_restarts_to_fail(h_i, c=1000):
     return None
 
 
+def md_intro(args, started, wall):
+    """The file's opening: what was run, how, and the table's head."""
+    return ["# Restart test (SP 800-90B 3.1.4) on the emulators the suite boots", "",
+            "Written by `make restart-test` (scripts/restart_test.py); %s, image %s, %s, %s."
+            % (started, os.path.relpath(ELF), qemu_version(), cpu_model()),
+            "Wall time %.0f s on a 2-core host shared with other work (host-timed"
+            " configurations ran under that load)." % wall, "",
+            "Each restart is a boot with `record=N`: a source's first N samples from boot,"
+            " taken with no console input; a disk gets fewer than N before the timer and"
+            " rtc are done and the harness reads, and its matrix is as wide as every"
+            " restart reached. Symbols are the meter's: the shifted delta's low 8 bits."
+            " H_I is the meter's claim (h_milli / 1000) in a boot of the same"
+            " configuration without `record=`, left alone for %d s of guest time, and"
+            " credited is that boot's credit for the source. The sanity check (3.1.4.3)"
+            " compares the most common value's count in each row (X_r) and each column"
+            " (X_c) with the binomial cutoffs U at alpha = 0.01/(r+c); H_r and H_c are"
+            " the MCV estimates (6.3.1) of the row and column datasets (equal: MCV does"
+            " not see order). A source that fails the check and was credited fails"
+            " `make restart-test`." % CREDIT_GUEST_S, "",
+            "Restarts: %d per QEMU configuration, %d per Bochs one (the standard's"
+            " 1,000 x 1,000 needs %s; this run's counts were set with RESTARTS= and"
+            " BOCHS_RESTARTS= because the host's 2 cores are shared). Fewer restarts are"
+            " enough for the verdict when the column of one value they show already exceeds"
+            " its cutoff: `min r` is the fewest restarts with which a column of one value"
+            " exceeds U at the claimed H_I; a pass with fewer restarts than the standard's"
+            " says less than the standard's would. A column of one value in every one of"
+            " fewer than `min r` restarts is `undecided`, and counts as a failure where"
+            " the source was credited." % (args.restarts, args.bochs_restarts,
+                                                       "1,000 restarts"), "",
+            "| configuration | source | restarts | samples | X_r | X_c (column MCV) | U row/col |"
+            " H_r | H_c | H_I claimed | min r | sanity | credited | verdict |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
 def write_md(path, results, args, started, wall):
-    lines = ["# Restart test (SP 800-90B 3.1.4) on the emulators the suite boots", "",
-             "Written by `make restart-test` (scripts/restart_test.py); %s, image %s, %s, %s."
-             % (started, os.path.relpath(ELF), qemu_version(), cpu_model()),
-             "Wall time %.0f s on a 2-core host shared with other work (host-timed"
-             " configurations ran under that load)." % wall, "",
-             "Each restart is a boot with `record=N`: a source's first N samples from boot,"
-             " taken with no console input; a disk gets fewer than N before the timer and"
-             " rtc are done and the harness reads, and its matrix is as wide as every"
-             " restart reached. Symbols are the meter's: the shifted delta's low 8 bits."
-             " H_I is the meter's claim (h_milli / 1000) in a boot of the same"
-             " configuration without `record=`, left alone for %d s of guest time, and"
-             " credited is that boot's credit for the source. The sanity check (3.1.4.3)"
-             " compares the most common value's count in each row (X_r) and each column"
-             " (X_c) with the binomial cutoffs U at alpha = 0.01/(r+c); H_r and H_c are"
-             " the MCV estimates (6.3.1) of the row and column datasets (equal: MCV does"
-             " not see order). A source that fails the check and was credited fails"
-             " `make restart-test`." % CREDIT_GUEST_S, "",
-             "Restarts: %d per QEMU configuration, %d per Bochs one (the standard's"
-             " 1,000 x 1,000 needs %s; this run's counts were set with RESTARTS= and"
-             " BOCHS_RESTARTS= because the host's 2 cores are shared). Fewer restarts are"
-             " enough for the verdict when the column of one value they show already exceeds"
-             " its cutoff: `min r` is the fewest restarts with which a column of one value"
-             " exceeds U at the claimed H_I; a pass with fewer restarts than the standard's"
-             " says less than the standard's would. A column of one value in every one of"
-             " fewer than `min r` restarts is `undecided`, and counts as a failure where"
-             " the source was credited." % (args.restarts, args.bochs_restarts,
-                                                        "1,000 restarts"), "",
-             "| configuration | source | restarts | samples | X_r | X_c (column MCV) | U row/col |"
-             " H_r | H_c | H_I claimed | min r | sanity | credited | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = md_intro(args, started, wall)
     failed = False
     for cfg, name, res, src, st in results:
         credited = int(src.get("credited", "0") or 0)

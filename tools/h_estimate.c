@@ -175,6 +175,27 @@ static int parse_args(int argc, char **argv, int *raw_sym, const char **path)
 	return 0;
 }
 
+/* What the meter said at the end and over each full window, then the
+ * full assessment of the capture. */
+static void report(int raw_sym, uint32_t low, uint32_t windows, uint64_t sum)
+{
+	uint32_t h = rng_meter_estimate(&m);
+	printf("samples: %llu (symbols: low 8 bits of the %s delta)\n", (unsigned long long)m.n,
+		raw_sym ? "raw" : "shifted");
+	printf("window: last %u symbols\n", (unsigned)(m.n < RNG_METER_W ? m.n : RNG_METER_W));
+	print_milli("mcv", rng_meter_mcv_milli(&m));
+	print_milli("lag", rng_meter_lag_milli(&m));
+	print_milli("full assessment (6.3.2-6.3.6, held)", m.full_milli);
+	print_milli("h_milli (min, as on board)", h);
+	if (windows) {
+		print_milli("lowest full-window estimate", low);
+		print_milli("mean full-window estimate", (uint32_t)(sum / windows));
+	}
+	printf("health: %s rct_fail=%u apt_fail=%u\n", rng_health_name(rng_meter_health(&m)),
+		m.rct_fail, m.apt_fail);
+	assess(m.n < CAPTURE_MAX ? (uint32_t)m.n : CAPTURE_MAX);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = "-";
@@ -209,20 +230,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "h_estimate: no samples in %s\n", path);
 		return 1;
 	}
-	h = rng_meter_estimate(&m);
-	printf("samples: %llu (symbols: low 8 bits of the %s delta)\n", (unsigned long long)m.n,
-		raw_sym ? "raw" : "shifted");
-	printf("window: last %u symbols\n", (unsigned)(m.n < RNG_METER_W ? m.n : RNG_METER_W));
-	print_milli("mcv", rng_meter_mcv_milli(&m));
-	print_milli("lag", rng_meter_lag_milli(&m));
-	print_milli("full assessment (6.3.2-6.3.6, held)", m.full_milli);
-	print_milli("h_milli (min, as on board)", h);
-	if (windows) {
-		print_milli("lowest full-window estimate", low);
-		print_milli("mean full-window estimate", (uint32_t)(sum / windows));
-	}
-	printf("health: %s rct_fail=%u apt_fail=%u\n", rng_health_name(rng_meter_health(&m)),
-		m.rct_fail, m.apt_fail);
-	assess(m.n < CAPTURE_MAX ? (uint32_t)m.n : CAPTURE_MAX);
+	report(raw_sym, low, windows, sum);
 	return 0;
 }
