@@ -80,6 +80,78 @@ static void bad_header(uint8_t status, uint8_t a, uint16_t count)
 	model_fake_header(M.curr, status, a, count, curr);
 }
 
+/* One operation of the input at data[*i]: a frame, an overwritten
+ * frame, a hand-made header, time passing, or the interrupt delivered.
+ * Returns 1 once what the ring holds is no longer the driver's alone. */
+static int one_op(const uint8_t *data, size_t size, size_t *i)
+{
+	uint8_t op = data[*i], a = data[*i + 1], b = data[*i + 2];
+	unsigned len = (unsigned)(a | b << 8) % 1600 + 1;
+	int tainted = 0;
+	*i += 3;
+	switch (op % 5) {
+	case 0: case 1: {
+		uint8_t frame[1600];
+		size_t k = len < size - *i ? len : size - *i;
+		memset(frame, op, len);
+		memcpy(frame, data + *i, k);
+		*i += k;
+		if (op % 5 == 0) {
+			model_rx(frame, len);
+		} else if (!M.halted) {
+			model_rx_overwrite(frame, len);
+			overwritten++;
+			tainted = 1;
+		}
+		break;
+	}
+	case 2:
+		bad_header(op, a, (uint16_t)(b << 8 | (*i < size ? data[(*i)++] : 0)));
+		tainted = 1;
+		break;
+	case 3:
+		M.call_budget_end = M.t_us + 20000 + 4u * a;
+		model_idle(4u * a);
+		M.call_budget_end = 0;
+		break;
+	default:
+		M.call_budget_end = M.t_us + 20000;
+		model_deliver();
+		M.call_budget_end = 0;
+		break;
+	}
+	if (op & 0x80)
+		pass();                  /* else frames pile up: the ring can overflow */
+	return tainted;
+}
+
+/* The rest of the recovery: 1.6 ms, then the reset's own wait; then one
+ * more frame must be taken. The model keeps an overflowed chip halted
+ * until BNRY changes value, also after the driver wrote the ring afresh
+ * (which may leave BNRY where it was): no frame then. */
+static void check_recovers(int tainted)
+{
+	int ready = 0;
+	for (int n = 0; n < 100 && !ready; n++) {
+		int busy = pass();
+		check(tainted);
+		ready = !busy && !model_ring_used() && !nic.restart_pending && !nic.restarting;
+		M.call_budget_end = M.t_us + 20000;
+		model_idle(100);
+		M.call_budget_end = 0;
+	}
+	if (!ready || M.imr != IMR_BITS)
+		fail("the receiver is not running again after 10 ms of passes");
+	uint8_t probe[60] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+	if (M.halted && !(M.halted_stopped && M.halted_bnry_moved))
+		return;
+	if (model_rx(probe, sizeof(probe)) != 1)
+		fail("the chip takes no frame after the recovery");
+	pass();
+	if (model_ring_used())
+		fail("a frame after the recovery was not taken");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rng the_rng;
@@ -95,66 +167,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("ne2000_init on the model");
 	M.call_budget_end = 0;
 	for (size_t i = 0; i + 3 <= size;) {
-		uint8_t op = data[i], a = data[i + 1], b = data[i + 2];
-		unsigned len = (unsigned)(a | b << 8) % 1600 + 1;
-		i += 3;
-		switch (op % 5) {
-		case 0: case 1: {
-			uint8_t frame[1600];
-			size_t k = len < size - i ? len : size - i;
-			memset(frame, op, len);
-			memcpy(frame, data + i, k);
-			i += k;
-			if (op % 5 == 0) {
-				model_rx(frame, len);
-			} else if (!M.halted) {
-				model_rx_overwrite(frame, len);
-				overwritten++;
-				tainted = 1;
-			}
-			break;
-		}
-		case 2:
-			bad_header(op, a, (uint16_t)(b << 8 | (i < size ? data[i++] : 0)));
-			tainted = 1;
-			break;
-		case 3:
-			M.call_budget_end = M.t_us + 20000 + 4u * a;
-			model_idle(4u * a);
-			M.call_budget_end = 0;
-			break;
-		default:
-			M.call_budget_end = M.t_us + 20000;
-			model_deliver();
-			M.call_budget_end = 0;
-			break;
-		}
-		if (op & 0x80)
-			pass();                  /* else frames pile up: the ring can overflow */
+		tainted |= one_op(data, size, &i);
 		check(tainted);
 	}
-	/* the rest of the recovery: 1.6 ms, then the reset's own wait */
-	int ready = 0;
-	for (int n = 0; n < 100 && !ready; n++) {
-		int busy = pass();
-		check(tainted);
-		ready = !busy && !model_ring_used() && !nic.restart_pending && !nic.restarting;
-		M.call_budget_end = M.t_us + 20000;
-		model_idle(100);
-		M.call_budget_end = 0;
-	}
-	if (!ready || M.imr != IMR_BITS)
-		fail("the receiver is not running again after 10 ms of passes");
-	/* One more frame must be taken. The model keeps an overflowed chip
-	 * halted until BNRY changes value, also after the driver wrote the
-	 * ring afresh (which may leave BNRY where it was): no frame then. */
-	uint8_t probe[60] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
-	if (M.halted && !(M.halted_stopped && M.halted_bnry_moved))
-		return 0;
-	if (model_rx(probe, sizeof(probe)) != 1)
-		fail("the chip takes no frame after the recovery");
-	pass();
-	if (model_ring_used())
-		fail("a frame after the recovery was not taken");
+	check_recovers(tainted);
 	return 0;
 }
