@@ -107,9 +107,12 @@ def test_cmos_clock_reads_right_with_the_rtc_interrupt_running():
             assert r0 <= c <= r1, "rand86 read %d s, QEMU's clock %d..%d s" % (c, r0, r1)
             reads += 1
         e1, u1 = int(vm.sources()["rtc"]["events"]), int(vm.status()["uptime_ms"])
-        # running all along: QEMU drops periods whose timer it runs late
-        # (stopping the machine 120 times, a loaded host), not all of them
-        assert e1 - e0 >= 8192, (e0, e1, u0, u1)
+        # running all along. A missed acknowledgement would stop IRQ 8
+        # until the main loop rearms it, 50 ms later at the least: at most
+        # 20 interrupts a second. TCG drops periods whose timer it runs
+        # late (120 stops of the machine, a loaded host: 7,358 over 3 s
+        # under the suite's load), never down to that.
+        assert e1 - e0 >= 2048, (e0, e1, u0, u1)
 
 
 @pytest.mark.timeout(60)
