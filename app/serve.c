@@ -276,6 +276,12 @@ int cmd_stream(int argc, char **argv)
 	return 0;
 }
 
+/* One sample as `samples` prints it: raw and shifted delta, in hex. */
+static void samples_line(uint32_t raw, uint32_t shifted)
+{
+	kprintf("%08lx %08lx\r\n", (unsigned long)raw, (unsigned long)shifted);
+}
+
 /* `samples NAME boot`: what record=N took from boot (a harness asks once
  * `record: NAME full` says it is whole: typing sooner is input into it). */
 static int samples_recorded(const struct entropy_source *src)
@@ -286,8 +292,7 @@ static int samples_recorded(const struct entropy_source *src)
 		if (cmd_interrupted())
 			return cmd_error("interrupted after %lu of %lu samples",
 				(unsigned long)i, (unsigned long)n);
-		kprintf("%08lx %08lx\r\n", (unsigned long)src->rec[i],
-			(unsigned long)(src->rec[i] >> src->shift));
+		samples_line(src->rec[i], src->rec[i] >> src->shift);
 	}
 	return 0;
 }
@@ -297,7 +302,7 @@ static int samples_print_one(struct rng_capture *cap)
 	uint32_t raw, shifted;
 	if (!rng_capture_read(cap, &raw, &shifted))
 		return 0;
-	kprintf("%08lx %08lx\r\n", (unsigned long)raw, (unsigned long)shifted);
+	samples_line(raw, shifted);
 	return 1;
 }
 
