@@ -66,7 +66,7 @@ $(NEWLIB_STAMP): | deps
 # (a read every 100 ms), device probing, the line editor and number
 # parsing (one call per console byte or word), the meter and the
 # fixed-point maths (measure.c, fixed.c: the flush's per-sample update, and
-# every 512 samples of a source the full assessment, ~5 M instructions
+# every 512 samples of a source the full assessment, ~6 M instructions
 # either way), the EGD parser (a request at a time), the boot sequence,
 # the i8042 driver (a key press is a few dozen instructions at either
 # level) and the RTC's periodic handler.

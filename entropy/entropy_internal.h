@@ -60,15 +60,9 @@ void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);
  * at least RNG_EST_SCRATCH bytes of caller-owned memory. */
 #define RNG_EST_NMAX_LIT 1024       /* longer input: the last ones judged */
 #define RNG_EST_NMAX_BIT 8192
-#ifndef RNG_EST_SCRATCH
 #define RNG_EST_SCRATCH (10 * RNG_EST_NMAX_BIT)   /* est_pred.c, bits: 10 bytes a bit */
-/* ChaCha20 (chacha.c): RFC 8439 2.3's block function, and one read of
- * urandom's fast-key-erasure generator (len <= RNG_CRNG_READ_MAX; key is
- * replaced by output never served). */
-void rng_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
-	uint8_t out[64]);
-void rng_crng_read(uint32_t key[8], uint8_t *out, size_t len);
-#endif
+/* est_pred.c on symbols: a 2048-slot hash table (12 KiB) and 13 bytes a symbol */
+#define RNG_EST_PRED_LIT_SCRATCH (12 * 1024 + 13 * RNG_EST_NMAX_LIT)
 uint32_t rng_est_multimcw_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 uint32_t rng_est_lag_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);

@@ -58,12 +58,13 @@
  *       steady and burst typing t-tuple set the tool's minimum (a rhythm
  *       that repeats whole tuples), on the timer the bitstring collision
  *       estimate, on irregular typing, the mouse and a 486 the bitstring
- *       compression estimate or MCV. The tool's predictors (MultiMCW,
- *       MultiMMC, LZ78Y) were never the least there and are not linked
- *       (est_pred.c has them, for host tools); MultiMCW on symbols the
- *       tool runs only from 4,096 samples up.
- *       It costs ~4-5 M host instructions on a full window (~10 M at
- *       worst, a period-3 bitstring), so it runs at 64, 128, 256, 512
+ *       compression estimate or MCV; on a metronome typist over QMP,
+ *       literal LZ78Y and MultiMMC (6.3.9, 6.3.10), so those two run on
+ *       the symbols too (est_pred.c). MultiMCW on symbols the tool runs
+ *       only from 4,096 samples up; the bits' predictors never bit.
+ *       It costs ~6.3 M host instructions on a full window (3.8 M of
+ *       them the estimators of 6.3.2-6.3.6, ~10 M at worst, a period-3
+ *       bitstring), so it runs at 64, 128, 256, 512
  *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512 (for
  *       a periodic source faster than 512 a second, once a second: the
  *       rtc at 4096 Hz would otherwise run it 7 times a second, ~35 M
@@ -372,6 +373,8 @@ static struct {
 	uint8_t bit[RNG_METER_W * 8];
 	uint32_t work[RNG_EST_STAT_SCRATCH / 4];
 } rng_full_area;
+_Static_assert(sizeof(rng_full_area.work) >= RNG_EST_PRED_LIT_SCRATCH,
+	       "the predictors on a window's symbols need more work area");
 
 static uint32_t rng_min3(uint32_t a, uint32_t b, uint32_t c)
 {
@@ -390,12 +393,15 @@ uint32_t rng_meter_full_milli(struct rng_meter *m)
 	for (i = 0; i < n; i++, p = p + 1 == RNG_METER_HIST ? 0 : p + 1)
 		sym[i] = m->hist[p];                  /* oldest first, as captured */
 	rng_est_bits(sym, n, bit);
-	/* H_original: t-tuple and LRS on the symbols (MCV and Lag run live) */
+	/* H_original: t-tuple and LRS on the symbols (MCV and Lag run live),
+	 * and the two dictionary predictors */
 	rng_est_tuple_lrs_milli(sym, n, 8, w, &t, &l);
 	h = t < l ? t : l;
+	h = rng_min3(h, rng_est_multimmc_milli(sym, n, 8, w), rng_est_lz78y_milli(sym, n, 8, w));
 	/* 8 x H_bitstring: every estimator the tool runs on the bits but
 	 * MCV, MultiMCW, Lag and the predictors (never the minimum on this
-	 * appliance's captures: docs/ENTROPY.md) */
+	 * appliance's captures: docs/ENTROPY.md; the bits' dictionaries
+	 * would cost eight times the symbols') */
 	rng_est_tuple_lrs_milli(bit, nb, 1, w, &t, &l);
 	h = rng_min3(h, 8 * t, 8 * l);
 	h = rng_min3(h, 8 * rng_est_collision_milli(bit, nb, 1, w),
@@ -408,7 +414,7 @@ uint32_t rng_meter_full_milli(struct rng_meter *m)
 
 /* Due at 64, 128, 256, 512 and 1024 symbols, then every full_every
  * (RNG_METER_FULL_EVERY; a periodic source's rate in a second if that is
- * more, rng_source_periodic): a full window's assessment costs ~5 M host
+ * more, rng_source_periodic): a full window's assessment costs ~6 M host
  * instructions, so it cannot run every flush. Not while the health tests
  * fail: nothing is credited then, and the first flush after they pass
  * finds it due again before it grants anything. (A deterministic

@@ -1,4 +1,5 @@
-/* Host tests of entropy/est_stat.c: SP 800-90B 6.3.2-6.3.6 against NIST's ea_non_iid. */
+/* Host tests of entropy/est_stat.c (SP 800-90B 6.3.2-6.3.6) and the meter's
+ * full assessment against NIST's ea_non_iid. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -47,6 +48,8 @@ static uint32_t est_run(int key, const uint8_t *sym)
 	case EST_TTUPLE_BIT: return rng_est_ttuple_milli(bits, 8192, 1, scratch);
 	case EST_LRS_BIT: return rng_est_lrs_milli(bits, 8192, 1, scratch);
 	case EST_TTUPLE_LIT: return rng_est_ttuple_milli(sym, 1024, 8, scratch);
+	case EST_MULTIMMC_LIT: return rng_est_multimmc_milli(sym, 1024, 8, scratch);
+	case EST_LZ78Y_LIT: return rng_est_lz78y_milli(sym, 1024, 8, scratch);
 	default: return rng_est_lrs_milli(sym, 1024, 8, scratch);
 	}
 }
@@ -74,8 +77,9 @@ static void check_key(int key, unsigned width)
 
 /*
  * The meter's full assessment of a window holding the vector: the least
- * of the tool's figures for the estimators it runs (literal t-tuple and
- * LRS, 8 x each bitstring one), taken from the stored figures. Bitstring
+ * of the tool's figures for the estimators it runs (literal t-tuple, LRS,
+ * MultiMMC and LZ78Y, 8 x each bitstring one), taken from the stored
+ * figures. Bitstring
  * figures count 8 times, and so do their rounding and tolerance.
  */
 static void test_meter_full_assessment_is_the_tools_least_figure(void **s)
@@ -115,6 +119,8 @@ static void test_ttuple_bitstring_matches_tool(void **s) { (void)s; check_key(ES
 static void test_lrs_bitstring_matches_tool(void **s) { (void)s; check_key(EST_LRS_BIT, 1); }
 static void test_ttuple_literal_matches_tool(void **s) { (void)s; check_key(EST_TTUPLE_LIT, 8); }
 static void test_lrs_literal_matches_tool(void **s) { (void)s; check_key(EST_LRS_LIT, 8); }
+static void test_multimmc_literal_matches_tool(void **s) { (void)s; check_key(EST_MULTIMMC_LIT, 8); }
+static void test_lz78y_literal_matches_tool(void **s) { (void)s; check_key(EST_LZ78Y_LIT, 8); }
 
 /* utils.h read_file_subset: bit j of symbol i is (sym >> (7 - j)) & 1, unmapped. */
 static void test_bits_msb_first(void **s)
@@ -189,6 +195,8 @@ int main(void)
 		cmocka_unit_test(test_lrs_bitstring_matches_tool),
 		cmocka_unit_test(test_ttuple_literal_matches_tool),
 		cmocka_unit_test(test_lrs_literal_matches_tool),
+		cmocka_unit_test(test_multimmc_literal_matches_tool),
+		cmocka_unit_test(test_lz78y_literal_matches_tool),
 		cmocka_unit_test(test_skipped_estimators_give_full_width),
 		cmocka_unit_test(test_constant_input_has_no_entropy),
 	};

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Test vectors for entropy/est_stat.c (SP 800-90B 6.3.2-6.3.6).
+"""Test vectors for entropy/est_stat.c (SP 800-90B 6.3.2-6.3.6) and the
+meter's full assessment (those, and 6.3.9-6.3.10 on the symbols).
 
   est_stat_vectors.py gen      writes tests/vectors/est_stat/*.bin (fixed seeds;
                                capture slices copied from /tmp/r86-90b when present)
@@ -29,6 +30,8 @@ ESTIMATORS = [  # (key, regex on `ea_non_iid -v` output, bits)
     ('lrs_bit', r'LRS Test Estimate \(bit string\) = ([\d.]+)', 1),
     ('ttuple_lit', r'T-Tuple Test Estimate = ([\d.]+)', 8),
     ('lrs_lit', r'LRS Test Estimate = ([\d.]+)', 8),
+    ('multimmc_lit', r'\(MultiMMC\) Prediction Test Estimate = ([\d.]+)', 8),
+    ('lz78y_lit', r'LZ78Y Prediction Test Estimate = ([\d.]+)', 8),
 ]
 CAPTURES = ['burst', 'steady', 'irregular']   # 1024 symbols from offset 1024
 
