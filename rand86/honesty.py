@@ -37,30 +37,41 @@ def measured(fields):
             - int(fields.get("unmeasured", 0)))
 
 
-def until_measured(vm, name, want):
+def until_measured(vm, name, want, rate=None):
     """A stop() for drivers: true once `name` measured `want` more samples
-    than now (reads `sources` every POLL s at most)."""
+    than now. With `rate` (samples a second, as the last stretch ran) it
+    asks nothing until the stretch should be over by that rate, then
+    reads `sources` every POLL s: the guest prints nothing while the
+    input runs, as in a capture (a console busy every POLL s moves the
+    interrupts' timing, and the credited stretch would then carry jitter
+    that the captured one, quiet, does not)."""
+    t0 = time.monotonic()
     start = measured(vm.sources()[name])
-    seen = {"t": time.monotonic(), "n": start}
+    quiet = 0.9 * want / rate if rate else 0.0
+    seen = {"t": t0, "n": start}
 
     def stop():
-        if time.monotonic() - seen["t"] >= POLL:
-            seen["t"], seen["n"] = time.monotonic(), measured(vm.sources()[name])
+        now = time.monotonic()
+        if now - t0 >= quiet and now - seen["t"] >= POLL:
+            seen["t"], seen["n"] = now, measured(vm.sources()[name])
         return seen["n"] - start >= want
     return stop
 
 
-def credit_stretch(vm, name, want, drive):
-    """Drive until `name` measured at least `want` samples; the change in
-    its `sources` fields over the stretch, with `samples` (measured) and
-    `per_sample` (credited bits per measured sample)."""
+def credit_stretch(vm, name, want, drive, rate=None):
+    """Drive until `name` measured at least `want` samples (quietly, given
+    the `rate` the last stretch ran at); the change in its `sources`
+    fields over the stretch, with `samples` (measured), `per_sample`
+    (credited bits per measured sample) and `rate` (samples a second)."""
     f0 = vm.sources()[name]
-    drive(until_measured(vm, name, want))
+    t0 = time.monotonic()
+    drive(until_measured(vm, name, want, rate))
     f1 = vm.sources()[name]
     d = {k: int(f1.get(k, 0)) - int(f0.get(k, 0))
          for k in ("events", "bits", "tso_bits", "credited", "skipped", "unmeasured")}
     d["samples"] = measured(f1) - measured(f0)
     d["per_sample"] = d["credited"] / d["samples"] if d["samples"] else 0.0
+    d["rate"] = d["samples"] / max(time.monotonic() - t0, 1e-3)
     d["h_milli"] = int(f1.get("h_milli", 0))
     d["health"] = f1.get("health")
     return d
@@ -102,15 +113,17 @@ def assess(text):
             "blocks": int(BLOCKS.search(out).group(1)), "n": len(samples), "out": out}
 
 
-def interleaved(vm, name, rounds, stretch, captured, drive):
+def interleaved(vm, name, rounds, stretch, captured, drive, rate=None):
     """`rounds` times: a credited stretch of `stretch` measured samples,
     then a capture of the next `captured`. Returns (credit, text): the
     credited stretches summed as credit_stretch() gives one, and the
     captures' text one after another, for assess() (with `captured` a
-    multiple of 1024 no block straddles two captures)."""
+    multiple of 1024 no block straddles two captures). `rate`: samples a
+    second in a warm-up (credit_stretch's), for the first quiet stretch."""
     total, texts = None, []
     for _ in range(rounds):
-        d = credit_stretch(vm, name, stretch, drive)
+        d = credit_stretch(vm, name, stretch, drive, rate)
+        rate = d["rate"]
         if total is None:
             total = d
         else:

@@ -91,8 +91,8 @@ def test_credit_per_sample_within_the_assessment_of_the_next_stretch(case):
     source, append, driver, rounds, stretch, captured = CASES[case]
     with Rand86(append=append) as vm:
         drive = driver(vm, random.Random(0x90b))
-        honesty.credit_stretch(vm, source, WARMUP, drive)
-        credit, text = honesty.interleaved(vm, source, rounds, stretch, captured, drive)
+        rate = honesty.credit_stretch(vm, source, WARMUP, drive)["rate"]
+        credit, text = honesty.interleaved(vm, source, rounds, stretch, captured, drive, rate)
     got = honesty.assess(text)
     figures = "%s: credited %.3f bits/sample over %d samples; next %d assessed %.3f " \
               "(lowest block %.3f)" % (case, credit["per_sample"], credit["samples"],
