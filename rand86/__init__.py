@@ -424,9 +424,10 @@ class Console:
         text = self.com1.read_until(b"\r\nrand86> ", 60 + n / 5)
         return text.decode(errors="replace").split("\r\n")
 
-    def nudge(self, rnd):
+    def nudge(self, rnd, hold=(0.03, 0.12)):
         """Give the machine one bit of input that a trusted source times
-        (Rand86: a key over QMP); False where the driver has no way to."""
+        (Rand86: a key over QMP, held `hold` seconds); False where the
+        driver has no way to."""
         return False
 
     def seed(self, timeout=120):
@@ -446,7 +447,7 @@ class Console:
                 if not self.nudge(rnd):
                     time.sleep(0.5)
                     break
-                time.sleep(rnd.uniform(0.02, 0.12))
+                time.sleep(rnd.uniform(0.01, 0.05))
 
     def sources(self):
         out = {}
@@ -536,13 +537,15 @@ class Rand86(Console):
             time.sleep(0.05)
 
     # ---- input ----
-    def nudge(self, rnd):
+    def nudge(self, rnd, hold=(0.03, 0.12)):
         """A key held as a person holds one (30-120 ms): a press and its
         release a microsecond apart would make every other delta the same
-        symbol, which the health tests rightly fail on a 486's coarse clock."""
+        symbol, which the health tests rightly fail on a 486's coarse clock.
+        A fast typist (`hold` 10-40 ms) suits a clock that counts
+        instructions, where any hold is thousands of distinct counts."""
         qcode = rnd.choice("asdfjkl")
         self.qmp.execute("input-send-event", events=[key_event(qcode, True)])
-        time.sleep(rnd.uniform(0.03, 0.12))
+        time.sleep(rnd.uniform(*hold))
         self.qmp.execute("input-send-event", events=[key_event(qcode, False)])
         return True
 

@@ -317,8 +317,8 @@ class RfbBochs(Bochs):
         time.sleep(hold)
         self.rfb.sendall(struct.pack(">BBxxI", 4, 0, ord(ch)))
 
-    def nudge(self, rnd):
-        self.key(rnd.choice("asdfjkl"), rnd.uniform(0.03, 0.12))
+    def nudge(self, rnd, hold=(0.03, 0.12)):
+        self.key(rnd.choice("asdfjkl"), rnd.uniform(*hold))
         return True
 
     def close(self):

@@ -43,8 +43,8 @@ def test_keys_follow_the_schedule_and_show_in_status():
         deadline = time.monotonic() + 90
         while True:
             assert time.monotonic() < deadline, "on time: %d, last %r" % (on_time, st)
-            for _ in range(4):
-                vm.nudge(rnd)
+            for _ in range(8):
+                vm.nudge(rnd, hold=(0.01, 0.04))
             prev, st = st, vm.status()
             keys, keyed, reseed = keys_of(st)
             # every key is 256 bits out of the pools, spent; stream=urandom
