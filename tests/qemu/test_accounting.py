@@ -72,7 +72,7 @@ def test_full_pools_then_random_512_is_backed_by_spent_bits(disk):
             if int(st["primary_bits"]) == 4096 and int(st["secondary_bits"]) == 1024:
                 break
             assert time.monotonic() < deadline, "pools never filled: %r" % st
-            type_irregular(vm, 25, rng)
+            type_irregular(vm, 25, rng, 0.005, 0.03)
         body = vm.ok("random 512", timeout=30)
         assert sum(len(l) for l in body if not l.startswith("#")) == 1024, body
         after = identity(vm.status())

@@ -144,8 +144,8 @@ def metronome_keys(n):
 
 
 def irregular_keys(n, rnd):
-    """Holds of 30..200 ms, gaps of 20 ms plus an exponential with mean 80 ms."""
-    return [(rnd.uniform(0.03, 0.2), min(0.4, 0.02 + rnd.expovariate(1 / 0.08))) for _ in range(n)]
+    """Holds of 15..100 ms, gaps of 10 ms plus an exponential with mean 40 ms."""
+    return [(rnd.uniform(0.015, 0.1), min(0.2, 0.01 + rnd.expovariate(1 / 0.04))) for _ in range(n)]
 
 
 @pytest.mark.timeout(120)
