@@ -61,12 +61,16 @@ void rng_pool_extract(struct rng_pool *p, void *out, size_t nbytes);
 #define RNG_EST_NMAX_LIT 1024       /* longer input: the last ones judged */
 #define RNG_EST_NMAX_BIT 8192
 #define RNG_EST_SCRATCH (10 * RNG_EST_NMAX_BIT)   /* est_pred.c, bits: 10 bytes a bit */
-/* est_pred.c on symbols: a 2048-slot hash table (12 KiB) and 13 bytes a symbol */
-#define RNG_EST_PRED_LIT_SCRATCH (12 * 1024 + 13 * RNG_EST_NMAX_LIT)
+/* est_pred.c's two dictionary predictors at once on symbols: a 2048-slot
+ * hash table (12 KiB), 13 bytes a symbol for the first, 9 for the second */
+#define RNG_EST_PRED_LIT_SCRATCH (12 * 1024 + 22 * RNG_EST_NMAX_LIT + 2)
 uint32_t rng_est_multimcw_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 uint32_t rng_est_lag_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
 uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
+/* Both of those on symbols (bits = 8), the context classes found once. */
+void rng_est_mmc_lz78y_milli(const uint8_t *s, uint32_t n, void *scratch,
+			     uint32_t *mmc, uint32_t *lz78y);
 /* 6.3.7 steps 3-6 from C correct of N, longest run r, alphabet k. */
 uint32_t rng_pred_estimate_milli(uint32_t c, uint32_t n, uint32_t r, uint32_t k);
 /* ChaCha20 (chacha.c): RFC 8439 2.3's block function, and one read of

@@ -226,7 +226,16 @@ static void rng_pred_run_bits(struct rng_pred_work *w)
 }
 
 /* All context lengths 1..16, shortest first (the emit rules expect it). */
-static void rng_pred_run(struct rng_pred_work *w)
+static void rng_pred_counts_clear(struct rng_pred_work *w, uint32_t ng, uint32_t nc)
+{
+	memset(w->cnt, 0, ng * sizeof(uint16_t));
+	memset(w->bestc, 0, nc * sizeof(uint16_t));
+	memset(w->besty, 0, nc);
+}
+
+/* Bytes: the classes (the costly half) once a length; `v`, when not
+ * NULL, is a second estimator's work whose passes share them. */
+static void rng_pred_run(struct rng_pred_work *w, struct rng_pred_work *v)
 {
 	uint32_t j, nc, ng;
 	uint16_t *t;
@@ -238,10 +247,14 @@ static void rng_pred_run(struct rng_pred_work *w)
 	nc = rng_renumber(w, NULL, w->ctx, 0);
 	for (j = 1; j <= RNG_PRED_D && j < w->n; j++) {
 		ng = rng_renumber(w, w->ctx, w->gram, j);
-		memset(w->cnt, 0, ng * sizeof(uint16_t));
-		memset(w->bestc, 0, nc * sizeof(uint16_t));
-		memset(w->besty, 0, nc);
+		rng_pred_counts_clear(w, ng, nc);
 		rng_pred_pass(w, j);
+		if (v) {
+			v->ctx = w->ctx;
+			v->gram = w->gram;
+			rng_pred_counts_clear(v, ng, nc);
+			rng_pred_pass(v, j);
+		}
 		t = w->ctx;
 		w->ctx = w->gram;
 		w->gram = t;
@@ -311,20 +324,14 @@ static uint32_t rng_pred_alphabet(const uint8_t *s, uint32_t n, unsigned bits)
  * gives the prediction. N = n - 2. A winner that has no prediction
  * leaves the run as it is (the tool's behaviour).
  */
-uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch)
+static uint32_t rng_mmc_result(const struct rng_pred_work *w)
 {
-	struct rng_pred_work w;
 	uint32_t score[RNG_PRED_D] = { 0 }, i, d, cw, m, winner = 0, c = 0, run = 0, maxrun = 0;
 
-	rng_pred_setup(&w, s, n, bits, scratch);
-	if (w.n < 4)
-		return w.bits * 1000;
-	w.mmc = 1;
-	rng_pred_run(&w);
-	for (i = 2; i < w.n; i++) {
+	for (i = 2; i < w->n; i++) {
 		cw = winner;
-		if (w.o1[i] >> cw & 1) {
-			if (w.o2[i] >> cw & 1) {
+		if (w->o1[i] >> cw & 1) {
+			if (w->o2[i] >> cw & 1) {
 				c++;
 				if (++run > maxrun)
 					maxrun = run;
@@ -332,13 +339,25 @@ uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, voi
 				run = 0;
 			}
 		}
-		for (m = w.o2[i]; m; m &= m - 1) {
+		for (m = w->o2[i]; m; m &= m - 1) {
 			d = (uint32_t)__builtin_ctz(m);
 			if (++score[d] >= score[winner])
 				winner = d;
 		}
 	}
-	return rng_pred_estimate_milli(c, w.n - 2, maxrun, rng_pred_alphabet(w.s, w.n, w.bits));
+	return rng_pred_estimate_milli(c, w->n - 2, maxrun, rng_pred_alphabet(w->s, w->n, w->bits));
+}
+
+uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch)
+{
+	struct rng_pred_work w;
+
+	rng_pred_setup(&w, s, n, bits, scratch);
+	if (w.n < 4)
+		return w.bits * 1000;
+	w.mmc = 1;
+	rng_pred_run(&w, NULL);
+	return rng_mmc_result(&w);
 }
 
 /*
@@ -347,19 +366,12 @@ uint32_t rng_est_multimmc_milli(const uint8_t *s, uint32_t n, unsigned bits, voi
  * (ties: the longest context). The dictionary starts at symbol B = 16
  * and predicts from B + 1: N = n - 17.
  */
-uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch)
+static uint32_t rng_lz78y_result(const struct rng_pred_work *w)
 {
-	struct rng_pred_work w;
 	uint32_t i, c = 0, run = 0, maxrun = 0;
 
-	rng_pred_setup(&w, s, n, bits, scratch);
-	if (w.n < RNG_PRED_D + 3)
-		return w.bits * 1000;
-	w.pstart = RNG_PRED_D + 1;
-	w.cstart = RNG_PRED_D;
-	rng_pred_run(&w);
-	for (i = RNG_PRED_D + 1; i < w.n; i++) {
-		if (w.o1[i] && w.o3[i] == w.s[i]) {
+	for (i = RNG_PRED_D + 1; i < w->n; i++) {
+		if (w->o1[i] && w->o3[i] == w->s[i]) {
 			c++;
 			if (++run > maxrun)
 				maxrun = run;
@@ -367,8 +379,63 @@ uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *
 			run = 0;
 		}
 	}
-	return rng_pred_estimate_milli(c, w.n - RNG_PRED_D - 1, maxrun,
-				       rng_pred_alphabet(w.s, w.n, w.bits));
+	return rng_pred_estimate_milli(c, w->n - RNG_PRED_D - 1, maxrun,
+				       rng_pred_alphabet(w->s, w->n, w->bits));
+}
+
+static void rng_lz78y_setup(struct rng_pred_work *w)
+{
+	w->pstart = RNG_PRED_D + 1;
+	w->cstart = RNG_PRED_D;
+}
+
+uint32_t rng_est_lz78y_milli(const uint8_t *s, uint32_t n, unsigned bits, void *scratch)
+{
+	struct rng_pred_work w;
+
+	rng_pred_setup(&w, s, n, bits, scratch);
+	if (w.n < RNG_PRED_D + 3)
+		return w.bits * 1000;
+	rng_lz78y_setup(&w);
+	rng_pred_run(&w, NULL);
+	return rng_lz78y_result(&w);
+}
+
+/*
+ * MultiMMC and LZ78Y on the same symbols, as the two calls above give
+ * them, with the context classes found once for both (they are half
+ * the cost). scratch: RNG_EST_PRED_LIT_SCRATCH bytes; the second
+ * estimator's counts and results follow the first's 13n bytes.
+ */
+void rng_est_mmc_lz78y_milli(const uint8_t *s, uint32_t n, void *scratch,
+			     uint32_t *mmc, uint32_t *lz78y)
+{
+	struct rng_pred_work a, b;
+	uint16_t *u;
+
+	rng_pred_setup(&a, s, n, 8, scratch);
+	*mmc = *lz78y = 8000;
+	if (a.n < RNG_PRED_D + 3) {
+		if (a.n >= 4)
+			*mmc = rng_est_multimmc_milli(s, n, 8, scratch);
+		return;
+	}
+	b = a;
+	u = (uint16_t *)(a.besty + a.n);        /* past the first's 13n bytes */
+	if ((uintptr_t)u & 1)
+		u = (uint16_t *)((uint8_t *)u + 1);
+	b.cnt = u;
+	b.bestc = u + a.n;
+	b.o1 = u + 2 * a.n;
+	b.o2 = u + 3 * a.n;
+	b.besty = (uint8_t *)(u + 4 * a.n);
+	b.o3 = (uint8_t *)b.o2;
+	memset(b.o1, 0, 2 * a.n * sizeof(uint16_t));
+	a.mmc = 1;
+	rng_lz78y_setup(&b);
+	rng_pred_run(&a, &b);
+	*mmc = rng_mmc_result(&a);
+	*lz78y = rng_lz78y_result(&b);
 }
 
 /**********************************************************************

@@ -397,7 +397,8 @@ uint32_t rng_meter_full_milli(struct rng_meter *m)
 	 * and the two dictionary predictors */
 	rng_est_tuple_lrs_milli(sym, n, 8, w, &t, &l);
 	h = t < l ? t : l;
-	h = rng_min3(h, rng_est_multimmc_milli(sym, n, 8, w), rng_est_lz78y_milli(sym, n, 8, w));
+	rng_est_mmc_lz78y_milli(sym, n, w, &t, &l);
+	h = rng_min3(h, t, l);
 	/* 8 x H_bitstring: every estimator the tool runs on the bits but
 	 * MCV, MultiMCW, Lag and the predictors (never the minimum on this
 	 * appliance's captures: docs/ENTROPY.md; the bits' dictionaries

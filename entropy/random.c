@@ -1284,6 +1284,12 @@ unsigned rng_batch_flush(struct rng *r)
 		src->mq_snap = src->mq_head;
 	rng_plat->irq_restore(flags);
 
+	/* A key that is due and whose bits the pools hold goes first: the
+	 * measurement below may run a full assessment (~6 M instructions,
+	 * a fifth of a second at 30 MIPS), and the key must not wait on it.
+	 * The call after the credit makes the first key, and a key whose
+	 * bits this flush brings. */
+	rng_crng_tick(r);
 	for (src = r->sources; src; src = src->next) {
 		grant = rng_measure_source(src);
 		if (r->estimator != RNG_CREDIT_MEASURED)

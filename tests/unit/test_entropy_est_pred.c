@@ -75,10 +75,33 @@ static void test_vs_tool(void **state)
 	}
 }
 
+/* Both dictionary predictors at once (the meter's call): the tool's
+ * literal figures, the same numbers as the two calls alone, in exactly
+ * RNG_EST_PRED_LIT_SCRATCH bytes from malloc (ASan sees an overrun). */
+static void test_both_at_once_match_each_alone_and_the_tool(void **state)
+{
+	uint8_t *w = malloc(RNG_EST_PRED_LIT_SCRATCH);
+	uint32_t n, mmc, lz;
+	unsigned v;
+
+	(void)state;
+	assert_non_null(w);
+	for (v = 0; v < NVEC; v++) {
+		n = load(pred_expect[v].file);
+		rng_est_mmc_lz78y_milli(lit, n, w, &mmc, &lz);
+		check(pred_expect[v].file, "MultiMMC/both", 8000, mmc, pred_expect[v].lit[2]);
+		check(pred_expect[v].file, "LZ78Y/both", 8000, lz, pred_expect[v].lit[3]);
+		assert_int_equal(mmc, rng_est_multimmc_milli(lit, n, 8, scratch));
+		assert_int_equal(lz, rng_est_lz78y_milli(lit, n, 8, scratch));
+	}
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vs_tool),
+		cmocka_unit_test(test_both_at_once_match_each_alone_and_the_tool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
