@@ -62,7 +62,7 @@
  *       literal LZ78Y and MultiMMC (6.3.9, 6.3.10), so those two run on
  *       the symbols too (est_pred.c). MultiMCW on symbols the tool runs
  *       only from 4,096 samples up; the bits' predictors never bit.
- *       It costs ~6.3 M host instructions on a full window (3.8 M of
+ *       It costs ~5.7 M host instructions on a full window (3.8 M of
  *       them the estimators of 6.3.2-6.3.6, ~10 M at worst, a period-3
  *       bitstring), so it runs at 64, 128, 256, 512
  *       and 1024 symbols and then every RNG_METER_FULL_EVERY = 512 (for
