@@ -9,7 +9,7 @@ that follows it, the same input still running: a captured sample is
 printed, so it is never credited, and the two stretches cannot be the
 same samples. Each source does this in turns (the timer and the rtc
 four of 1,024 credited then 1,024 captured, typing and the mouse eight
-of 128 and 128, QMP's pace drifting faster with the host's load): what
+of 64 and 128, QMP's pace drifting faster with the host's load): what
 these sources carry under TCG is the host's timing,
 which drifts with its load, and one long stretch of each would judge
 one minute by the next (a metronome typist, credited 1.4 bits a sample
@@ -83,8 +83,8 @@ def mouse(vm, rnd):
 CASES = {
     "timer": ("timer", "hz=1000", idle, 4, 1024, 1024),
     "rtc": ("rtc", "", idle, 4, 1024, 1024),
-    "typing": ("keyboard", "", typing, 8, 128, 128),
-    "mouse": ("mouse", "", mouse, 8, 128, 128),
+    "typing": ("keyboard", "", typing, 8, 64, 128),
+    "mouse": ("mouse", "", mouse, 8, 64, 128),
 }
 
 

@@ -26,7 +26,7 @@ def wire():
 
 # ---- 1. the PIT clock (no TSC) never runs backwards ----
 
-def rapid_uptimes(vm, total=1500, batch=100):
+def rapid_uptimes(vm, total=800, batch=100):
     """`status` sent `batch` at a time (700 bytes: fits the 1 KiB RX ring);
     returns every uptime_ms in the order the replies came."""
     ups = []
