@@ -1184,33 +1184,12 @@ void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t da
  * Timer tick: flush the batch into a pool (patch 4/4)
  **********************************************************************/
 
-/*
- * Measure what one trusted source queued since the last flush, then grant
- * it credit: each sample may have Xymoron's bits, but only out of a
- * budget that grows by the live estimate h_milli per healthy sample and
- * holds at most h_milli + 999 after growing. So over ANY stretch of
- * samples a source is granted at most (sum of h over the stretch) plus
- * under one bit of rounding carried in (integer bits from a fractional
- * estimate need that much). Warm-up and failed health grant nothing and
- * empty the budget. The estimate used is the one over a window that
- * already holds the samples being paid. Returns the bits granted
- * (before the batch cap); runs whatever the policy, so h_milli and the
- * health fields are live under credit=xymoron and tso too.
- */
-static unsigned rng_measure_source(struct entropy_source *src)
+/* What each healthy sample of src is paid now, in thousandths of a bit:
+ * the meter's estimate, with the rules below. */
+static uint32_t rng_pay_milli(struct entropy_source *src)
 {
-	uint32_t tail = src->mq_tail, head = src->mq_snap, i, h, b, n;
-	unsigned total = 0, grant;
-	uint16_t *e;
+	uint32_t h, n;
 
-	if (tail == head)
-		return 0;
-	for (i = tail; i != head; i++) {
-		e = &src->mq[i & (RNG_METER_INQ - 1)];
-		rng_meter_add(&src->meter, (uint8_t)RNG_MQ_SYM(*e));
-		if (rng_meter_health(&src->meter) == RNG_HEALTH_OK)
-			*e |= RNG_MQ_OK;
-	}
 	h = rng_meter_estimate(&src->meter);
 	if (src->period && h < RNG_METER_PERIODIC_FLOOR_MILLI)
 		h = 0;
@@ -1234,6 +1213,37 @@ static unsigned rng_measure_source(struct entropy_source *src)
 	}
 	if (rng_source_clock_bound(src))
 		h = 0;
+	return h;
+}
+
+/*
+ * Measure what one trusted source queued since the last flush, then grant
+ * it credit: each sample may have Xymoron's bits, but only out of a
+ * budget that grows by the live estimate h_milli per healthy sample and
+ * holds at most h_milli + 999 after growing. So over ANY stretch of
+ * samples a source is granted at most (sum of h over the stretch) plus
+ * under one bit of rounding carried in (integer bits from a fractional
+ * estimate need that much). Warm-up and failed health grant nothing and
+ * empty the budget. The estimate used is the one over a window that
+ * already holds the samples being paid. Returns the bits granted
+ * (before the batch cap); runs whatever the policy, so h_milli and the
+ * health fields are live under credit=xymoron and tso too.
+ */
+static unsigned rng_measure_source(struct entropy_source *src)
+{
+	uint32_t tail = src->mq_tail, head = src->mq_snap, i, h, b;
+	unsigned total = 0, grant;
+	uint16_t *e;
+
+	if (tail == head)
+		return 0;
+	for (i = tail; i != head; i++) {
+		e = &src->mq[i & (RNG_METER_INQ - 1)];
+		rng_meter_add(&src->meter, (uint8_t)RNG_MQ_SYM(*e));
+		if (rng_meter_health(&src->meter) == RNG_HEALTH_OK)
+			*e |= RNG_MQ_OK;
+	}
+	h = rng_pay_milli(src);
 	for (i = tail; i != head; i++) {
 		e = &src->mq[i & (RNG_METER_INQ - 1)];
 		if (!(*e & RNG_MQ_OK)) {
@@ -1284,12 +1294,7 @@ unsigned rng_batch_flush(struct rng *r)
 		src->mq_snap = src->mq_head;
 	rng_plat->irq_restore(flags);
 
-	/* A key that is due and whose bits the pools hold goes first: the
-	 * measurement below may run a full assessment (~6 M instructions,
-	 * a fifth of a second at 30 MIPS), and the key must not wait on it.
-	 * The call after the credit makes the first key, and a key whose
-	 * bits this flush brings. */
-	rng_crng_tick(r);
+	rng_crng_tick(r);     /* a due key goes before a full assessment (below) */
 	for (src = r->sources; src; src = src->next) {
 		grant = rng_measure_source(src);
 		if (r->estimator != RNG_CREDIT_MEASURED)
@@ -1315,6 +1320,6 @@ unsigned rng_batch_flush(struct rng *r)
 	r->batch_flushes++;
 	if (target == &r->primary)
 		rng_count_seed(r, credited);
-	rng_crng_tick(r);
+	rng_crng_tick(r);     /* the first key, or one whose bits this flush brought */
 	return credited;
 }
