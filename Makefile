@@ -224,9 +224,12 @@ test-media: $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/rand86-floppy.img $
 	$(PYRUN) pytest -q -p no:cacheprovider -rxX -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS) tests/qemu/test_media.py tests/qemu/test_bochs.py
 .PHONY: test-media
 
+# Both cores for the builds too: a fresh clone's newlib takes 2 min 26 s
+# alone, 1 min 56 s on two (its make shares this one's job slots).
+TEST_JOBS ?= $(shell nproc)
 test: deps
-	$(MAKE) test-host
-	$(MAKE) test-qemu
+	$(MAKE) -j$(TEST_JOBS) test-host
+	$(MAKE) -j$(TEST_JOBS) test-qemu
 
 clean:
 	rm -rf $(BUILD)/k $(BUILD)/host $(BUILD)/rand86.elf $(BUILD)/rand86.iso $(BUILD)/isodir
