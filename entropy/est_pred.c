@@ -267,6 +267,21 @@ static void rng_pred_run(struct rng_pred_work *w, struct rng_pred_work *v)
  * table), o1[n], o2[n] (o3 shares o2): 10n bytes. Bytes: the hash table
  * (12 KiB), then 13n bytes. Clamps n to the last RNG_EST_NMAX_* symbols.
  */
+/* Bytes: one estimator's counts and results from u on, 9n bytes (cnt,
+ * bestc, o1, o2, then besty), the results cleared. */
+static void rng_pred_carve_counts(struct rng_pred_work *w, uint16_t *u)
+{
+	uint32_t n = w->n;
+
+	w->cnt = u;
+	w->bestc = u + n;
+	w->o1 = u + 2 * n;
+	w->o2 = u + 3 * n;
+	w->besty = (uint8_t *)(u + 4 * n);
+	w->o3 = (uint8_t *)w->o2;
+	memset(w->o1, 0, 2 * n * sizeof(uint16_t));
+}
+
 static void rng_pred_setup(struct rng_pred_work *w, const uint8_t *s, uint32_t n,
 			   unsigned bits, void *scratch)
 {
@@ -287,20 +302,16 @@ static void rng_pred_setup(struct rng_pred_work *w, const uint8_t *s, uint32_t n
 		w->cnt = u + n;
 		w->o1 = u + 3 * n;
 		w->o2 = u + 4 * n;
-	} else {
-		w->hkey = scratch;
-		w->hval = (uint16_t *)(w->hkey + RNG_LIT_HASH);
-		u = w->hval + RNG_LIT_HASH;
-		w->ctx = u;
-		w->gram = u + n;
-		w->cnt = u + 2 * n;
-		w->bestc = u + 3 * n;
-		w->o1 = u + 4 * n;
-		w->o2 = u + 5 * n;
-		w->besty = (uint8_t *)(u + 6 * n);
+		w->o3 = (uint8_t *)w->o2;
+		memset(w->o1, 0, 2 * n * sizeof(uint16_t));
+		return;
 	}
-	w->o3 = (uint8_t *)w->o2;
-	memset(w->o1, 0, 2 * n * sizeof(uint16_t));
+	w->hkey = scratch;
+	w->hval = (uint16_t *)(w->hkey + RNG_LIT_HASH);
+	u = w->hval + RNG_LIT_HASH;
+	w->ctx = u;
+	w->gram = u + n;
+	rng_pred_carve_counts(w, u + 2 * n);
 }
 
 /* Distinct symbols: the tool's k after it maps the alphabet down. */
@@ -424,13 +435,7 @@ void rng_est_mmc_lz78y_milli(const uint8_t *s, uint32_t n, void *scratch,
 	u = (uint16_t *)(a.besty + a.n);        /* past the first's 13n bytes */
 	if ((uintptr_t)u & 1)
 		u = (uint16_t *)((uint8_t *)u + 1);
-	b.cnt = u;
-	b.bestc = u + a.n;
-	b.o1 = u + 2 * a.n;
-	b.o2 = u + 3 * a.n;
-	b.besty = (uint8_t *)(u + 4 * a.n);
-	b.o3 = (uint8_t *)b.o2;
-	memset(b.o1, 0, 2 * a.n * sizeof(uint16_t));
+	rng_pred_carve_counts(&b, u);
 	a.mmc = 1;
 	rng_lz78y_setup(&b);
 	rng_pred_run(&a, &b);

@@ -190,7 +190,6 @@ struct rng_sf {
 
 /* make, add and sub stay out of line: inlined into the local bound's
  * many calls they cost the kernel image ~1.6 KB (built -Os, i386). */
-
 static __attribute__((noinline)) struct rng_sf rng_sf_make(uint64_t m, int32_t e)
 {
 	struct rng_sf r = { m, e };
