@@ -5,6 +5,7 @@
 #include "irq.h"
 #include "pic.h"
 #include "gdt.h"
+#include "task.h"
 #include "lib/kprintf.h"
 
 struct __attribute__((packed)) idt_entry {
@@ -19,7 +20,7 @@ struct __attribute__((packed)) idt_ptr { uint16_t limit; uint32_t base; };
 #define IDT_TYPE_DPL0      0x00      /* DPL 0: no software int from ring 3 */
 #define IDT_TYPE_INTGATE32 0x0E      /* 32-bit interrupt gate: IF cleared on entry */
 #define IDT_EXCEPTIONS 32            /* vectors 0-31 are the CPU's (SDM vol. 3A, 6.3.1) */
-#define IDT_VECTORS (IRQ_BASE + IRQ_COUNT)
+#define IDT_VECTORS (TASK_VECTOR + 1)
 
 /* cpu_reboot's way out: the i8042's output port pulse of the reset line
  * (its driver, drivers/i8042.c, is a layer up; these are the two it needs). */
@@ -109,13 +110,8 @@ int irq_woke_cpu(void)
 	return irq_woke;
 }
 
-void isr_dispatch(struct regs *r)
+static void irq_dispatch(int irq)
 {
-	if (r->vector < IDT_EXCEPTIONS) {
-		exception_report(r);
-		return;
-	}
-	int irq = r->vector - IRQ_BASE;
 	irq_woke = cpu_halted;          /* a spurious wake-up takes it too */
 	cpu_halted = 0;
 	if (pic_is_spurious(irq)) {
@@ -126,6 +122,18 @@ void isr_dispatch(struct regs *r)
 	if (irq_handlers[irq])
 		irq_handlers[irq](irq);
 	pic_eoi(irq);
+}
+
+/* Returns the frame isr_common resumes: an interrupt that came while the
+ * background task ran hands the CPU back to the main loop (task.c). */
+struct regs *isr_dispatch(struct regs *r)
+{
+	if (r->vector == TASK_VECTOR)
+		return task_switch(r);
+	if (r->vector < IDT_EXCEPTIONS)
+		exception_report(r);      /* does not return */
+	irq_dispatch((int)r->vector - IRQ_BASE);
+	return task_preempt(r);
 }
 
 void cpu_halt_forever(void)

@@ -1,4 +1,4 @@
-/* Interrupt entry stubs: 32 exceptions and 16 IRQs into one C dispatcher. */
+/* Interrupt entry stubs: 32 exceptions, 16 IRQs and the task switch into one C dispatcher. */
 	.text
 .macro STUB_NOERR n
 	.globl isr_\n
@@ -27,6 +27,7 @@ STUB_NOERR 32; STUB_NOERR 33; STUB_NOERR 34; STUB_NOERR 35
 STUB_NOERR 36; STUB_NOERR 37; STUB_NOERR 38; STUB_NOERR 39
 STUB_NOERR 40; STUB_NOERR 41; STUB_NOERR 42; STUB_NOERR 43
 STUB_NOERR 44; STUB_NOERR 45; STUB_NOERR 46; STUB_NOERR 47
+STUB_NOERR 48                /* TASK_VECTOR (task.h): main loop <-> task */
 
 isr_common:
 	pushal
@@ -40,7 +41,7 @@ isr_common:
 	cld
 	pushl %esp                  /* struct regs * */
 	call isr_dispatch
-	addl $4, %esp
+	movl %eax, %esp             /* the frame to resume: this one, or the other context's */
 	popl %gs
 	popl %fs
 	popl %es
@@ -53,6 +54,6 @@ isr_common:
 	.globl isr_table
 	.align 4
 isr_table:
-	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48
 	.long isr_\n
 	.endr
