@@ -55,15 +55,40 @@ struct rng_meter {
 	uint32_t pos;                        /* n % RNG_METER_HIST: where symbol n goes */
 	uint8_t hist[RNG_METER_HIST];
 	uint16_t count[256];                 /* MCV counts over the window */
+	uint16_t count_max, count_at_max;    /* the largest count, how many symbols have it */
 	uint16_t score[RNG_METER_LAGS];      /* lag d+1 hits over the window */
+	/* Lag's matches without a compare per lag: bit k % 32 of near[v] is
+	 * set when symbol k, one of the last 32, is v; match[] keeps each
+	 * window symbol's matches in the same form, for when it leaves. */
+	uint32_t near[256];
+	uint32_t match[RNG_METER_W];
 	uint8_t hit[RNG_METER_W / 8];        /* did the winning lag predict symbol i? */
 	uint16_t hits;                       /* ones in hit[] over the window */
+	uint16_t run_max, run_tail;          /* longest run of ones in hit[], the last run */
+	uint8_t run_stale;                   /* a one left the window: run_max to recount */
 	uint8_t winner;                      /* index of the best lag (0 = lag 1) */
 	uint32_t h_milli;                    /* last estimate, thousandths of a bit */
 	uint32_t local_r, local_n, local_milli;  /* cache of the Lag local bound */
+	/* caches of the two bounds from counts (rng_ucb_milli's logarithms),
+	 * and of the last cap the local bound was found to clear */
+	uint32_t mcv_c, mcv_n, mcv_milli, glob_c, glob_n, glob_milli;
+	uint32_t clear_r, clear_n, clear_cap;
 	uint32_t full_milli;                 /* last full assessment (8000 before the first) */
-	uint64_t full_n;                     /* n when it ran (0: never) */
+	uint64_t full_n;                     /* n when its window was taken (0: never) */
+	uint32_t full_fails;                 /* rct_fail + apt_fail then: a later failure voids it */
 	uint32_t full_every;                 /* symbols between runs on a full window */
+	uint8_t full_deferred;               /* run by rng_full_job_* elsewhere, not in the estimate */
+	uint8_t full_wanted;                 /* deferred: due, waiting for rng_full_job_take */
+};
+
+/* One full assessment taken from a meter and run apart from it: the
+ * window is copied out when taken, so the meter can go on adding symbols
+ * while it runs, and the result is the one-shot rng_meter_full_milli()'s
+ * on the same window. One job at a time (it has one work area). */
+struct rng_full_job {
+	struct rng_meter *m;
+	uint64_t at_n;
+	uint32_t n, fails, result;
 };
 
 /* One trusted sample queued by the interrupt path for the flush: the
@@ -179,6 +204,12 @@ struct rng {
 	uint32_t crng_key[8];
 	uint64_t crng_keys, crng_key_bits, crng_t0, crng_at, crng_next;
 	int crng_due;
+	/* the meter: full assessments run apart (rng_defer_full_assessments),
+	 * the source assessed last, and time spent measuring in the flush
+	 * (rng_plat->now() ticks) */
+	int full_deferred;
+	struct entropy_source *full_last;
+	uint64_t meter_ticks;
 };
 
 /* One consistent copy of the counters (`status`, the dashboard). */
@@ -230,6 +261,18 @@ void rng_mix_uncredited(struct rng *r, const void *buf, size_t len);
 struct entropy_source *create_entropy_source(struct rng *r, struct entropy_source *storage,
 	const char *name, int irq, int trusted, uint32_t granularity_khz);
 void free_entropy_source(struct entropy_source *src);   /* unlink from registry */
+
+/* Full assessments apart from the flush (docs/ENTROPY.md, "What the meter
+ * costs"): from now on, and for every source created later, a due full
+ * assessment waits for rng_full_job_next() instead of running in the
+ * flush, and a source is paid nothing until its first one is held. */
+void rng_defer_full_assessments(struct rng *r);
+/* Take the window of the next source (in turn) whose assessment is due:
+ * 1 if one was taken into j. Then rng_full_job_run(j) anywhere, once. */
+int rng_full_job_next(struct rng *r, struct rng_full_job *j);
+void rng_full_job_run(struct rng_full_job *j);
+/* Hold j's result in its source's meter, unless the source went away. */
+void rng_full_job_finish(struct rng *r, const struct rng_full_job *j);
 /* Interrupt context. src may be NULL: mixed into r's batch, never credited. */
 void add_timing_entropy(struct entropy_source *src, uint32_t datum);
 /* A sample of a trusted source whose time is not the source's alone (an

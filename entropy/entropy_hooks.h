@@ -27,14 +27,19 @@ void rng_meter_init(struct rng_meter *m);
 /* Add one symbol: health tests, window counts, Lag predictor. */
 void rng_meter_add(struct rng_meter *m, uint8_t sym);
 /* Recompute and return h_milli = min(MCV, Lag, the held full assessment)
- * over the window, 0..8000; runs the full assessment when it is due. */
+ * over the window, 0..8000 (0 from RNG_METER_MIN symbols on while no
+ * assessment is held that postdates the last health failure); runs the
+ * full assessment when it is due, or marks it wanted if deferred. */
 uint32_t rng_meter_estimate(struct rng_meter *m);
 /* The full assessment (6.3.2-6.3.6 on the window's symbols and bits) now;
  * its result is also held in m->full_milli. */
 uint32_t rng_meter_full_milli(struct rng_meter *m);
+/* The deferred form's other halves (rng_full_job_run is in entropy.h). */
+void rng_full_job_take(struct rng_full_job *j, struct rng_meter *m);
+void rng_full_job_post(const struct rng_full_job *j);
 enum rng_health rng_meter_health(const struct rng_meter *m);
 /* The two estimates alone (thousandths of a bit). */
-uint32_t rng_meter_mcv_milli(const struct rng_meter *m);
+uint32_t rng_meter_mcv_milli(struct rng_meter *m);
 uint32_t rng_meter_lag_milli(struct rng_meter *m);   /* caches its local bound */
 
 /* Key a SCRATCH instance's urandom generator from its pools, no credit

@@ -95,13 +95,21 @@
  * and it comes out lower on a steady source. tools/h_estimate runs this
  * code on a capture so the two can be compared (docs/ENTROPY.md).
  *
- * Cost: rng_meter_add() is ~3 x 32 compares per symbol (lag scores in
- * and out of the window, the winner) and runs in the tick flush, never
- * in interrupt context (~800 host instructions a symbol, `make
- * bench-host`); rng_meter_estimate() scans 256 counts and the 1024 hit
- * bits and takes a few logarithms, once per flush per source that had
- * samples; the local bound's bisection runs only when the longest run
- * or the window length changed; the full assessment as above. Integer only: the kernel has no FPU
+ * Cost (docs/ENTROPY.md, "What the meter costs"): rng_meter_add() runs
+ * in the tick flush, never in interrupt context, and does no work per lag
+ * or per symbol value: Lag's matches come from near[] (where each value
+ * sits among the last 32), the scores move only for lags that match, the
+ * winner is compared with those alone, MCV's top count and the longest
+ * run of hits are kept as they change (a rescan only when the one symbol
+ * at the top, or a hit, leaves the window). rng_meter_estimate() is then
+ * a few compares once per flush per source that had samples, plus
+ * logarithms only when a count moved (cached) and the local bound's
+ * bisection only where it can be the least figure. Both are held to the
+ * plain compare-everything form in tests/unit/test_entropy_measure.c.
+ * The full assessment runs apart from the flush where the kernel says so
+ * (rng_defer_full_assessments: kern/assess.c runs it in the main loop's
+ * idle time, within a CPU budget), else in the estimate that finds it
+ * due. Integer only: the kernel has no FPU
  * code (-mgeneral-regs-only).
  */
 #include <stdint.h>
@@ -116,6 +124,7 @@ void rng_meter_init(struct rng_meter *m)
 	memset(m, 0, sizeof(*m));
 	m->full_milli = RNG_METER_MAX_MILLI;
 	m->full_every = RNG_METER_FULL_EVERY;
+	m->winner = RNG_METER_LAGS - 1;      /* all scores 0: ties go to the longer lag */
 }
 
 /**********************************************************************
@@ -198,59 +207,118 @@ const char *rng_health_name(enum rng_health h)
  * The window: MCV counts and the Lag predictor
  **********************************************************************/
 
-static unsigned rng_hist_back(unsigned p)
+/* MCV's count, and the largest one kept as it moves (a rescan of the 256
+ * only when the one symbol at the top leaves it). */
+static void rng_count_up(struct rng_meter *m, uint8_t sym)
 {
-	return p ? p - 1 : RNG_METER_HIST - 1;
-}
+	uint16_t c = ++m->count[sym];
 
-/* The symbol W back leaves the window: undo its count, hit and lag scores. */
-static void rng_meter_forget(struct rng_meter *m, unsigned bitpos, uint8_t mask)
-{
-	uint64_t j = m->n - RNG_METER_W;
-	unsigned jp = m->pos + RNG_METER_LAGS + 1, d, idx, avail;
-	uint8_t js;
-
-	if (jp >= RNG_METER_HIST)
-		jp -= RNG_METER_HIST;
-	js = m->hist[jp];
-	m->count[js]--;
-	if (m->hit[bitpos >> 3] & mask)
-		m->hits--;
-	avail = j < RNG_METER_LAGS ? (unsigned)j : RNG_METER_LAGS;
-	for (d = 0, idx = jp; d < avail; d++) {
-		idx = rng_hist_back(idx);
-		if (m->hist[idx] == js)
-			m->score[d]--;
+	if (c > m->count_max) {
+		m->count_max = c;
+		m->count_at_max = 1;
+	} else if (c == m->count_max) {
+		m->count_at_max++;
 	}
 }
 
-/* Lag (6.3.8): predict sym with the current winner, score every lag, then
- * pick the lag with the most hits; ties go to the longer lag. */
-static void rng_meter_predict(struct rng_meter *m, uint8_t sym, unsigned bitpos, uint8_t mask)
+static void rng_count_down(struct rng_meter *m, uint8_t sym)
 {
-	unsigned d, idx, best = m->winner;
-	unsigned avail = m->n < RNG_METER_LAGS ? (unsigned)m->n : RNG_METER_LAGS;
+	unsigned i;
 
-	for (d = 0, idx = m->pos; d < avail; d++) {
-		idx = rng_hist_back(idx);
-		if (m->hist[idx] != sym)
-			continue;
-		if (d == m->winner) {
-			m->hit[bitpos >> 3] |= mask;
-			m->hits++;
-		}
-		m->score[d]++;
-	}
-	for (d = 0; d < RNG_METER_LAGS; d++)
+	if (m->count[sym]-- != m->count_max || --m->count_at_max)
+		return;
+	m->count_max--;                     /* sym itself is there now */
+	for (i = 0; i < 256; i++)
+		m->count_at_max += m->count[i] == m->count_max;
+}
+
+/* The lag index d (0 = lag 1) of a match of symbol k found at bit q. */
+static unsigned rng_lag_of(uint64_t k, unsigned q)
+{
+	return (unsigned)(k - 1 - q) & (RNG_METER_LAGS - 1);
+}
+
+/* The lag with the most hits, ties to the longer lag; the old winner
+ * keeps its place unless another lag scored past it, or it lost a hit
+ * (then all 32 are compared). Same choice as comparing all 32 each time. */
+static void rng_lag_rescan(struct rng_meter *m)
+{
+	unsigned d, best = 0;
+
+	for (d = 1; d < RNG_METER_LAGS; d++)
 		if (m->score[d] >= m->score[best])
 			best = d;
 	m->winner = (uint8_t)best;
+}
+
+/* The symbol W back leaves the window as sym comes in: undo its hit and
+ * lag scores, move both counts (the new one first: the top then seldom
+ * needs a rescan). 1 if the winning lag lost a hit. */
+static int rng_meter_forget(struct rng_meter *m, uint8_t sym, unsigned bitpos, uint8_t mask)
+{
+	uint64_t j = m->n - RNG_METER_W;
+	uint32_t mk = m->match[j & (RNG_METER_W - 1)];
+	unsigned jp = m->pos + RNG_METER_LAGS + 1, d;
+	int lost = 0;
+
+	if (jp >= RNG_METER_HIST)
+		jp -= RNG_METER_HIST;
+	if (m->hist[jp] != sym) {
+		rng_count_up(m, sym);
+		rng_count_down(m, m->hist[jp]);
+	}
+	if (m->hit[bitpos >> 3] & mask) {
+		m->hits--;
+		m->run_stale = 1;               /* it may have been in the longest run */
+	}
+	for (; mk; mk &= mk - 1) {
+		d = rng_lag_of(j, (unsigned)__builtin_ctz(mk));
+		m->score[d]--;
+		lost |= d == m->winner;
+	}
+	return lost;
+}
+
+/* Lag (6.3.8): predict sym with the current winner, score every lag that
+ * matches (near[]: no compare for the others), then pick the winner. */
+static void rng_meter_predict(struct rng_meter *m, uint8_t sym, unsigned bitpos, uint8_t mask,
+	int rescan)
+{
+	uint64_t k = m->n;
+	uint32_t mk = m->near[sym], q = (uint32_t)k & (RNG_METER_LAGS - 1);
+	unsigned d, w = m->winner;
+	unsigned old = m->pos + RNG_METER_HIST - RNG_METER_LAGS;
+
+	m->match[k & (RNG_METER_W - 1)] = mk;
+	if (mk >> rng_lag_of(k, w) & 1) {     /* the winner's bit: d = w at q = k-1-w */
+		m->hit[bitpos >> 3] |= mask;
+		m->hits++;
+		if (++m->run_tail > m->run_max)
+			m->run_max = m->run_tail;   /* while not stale: ones only came in */
+	} else {
+		m->run_tail = 0;
+	}
+	for (; mk; mk &= mk - 1) {
+		d = rng_lag_of(k, (unsigned)__builtin_ctz(mk));
+		m->score[d]++;
+		if (!rescan && (m->score[d] > m->score[w] || (m->score[d] == m->score[w] && d > w)))
+			w = d;
+	}
+	/* symbol k - 32 leaves near[] (its bit is k's), symbol k comes in */
+	if (k >= RNG_METER_LAGS)
+		m->near[m->hist[old >= RNG_METER_HIST ? old - RNG_METER_HIST : old]] &= ~(1u << q);
+	m->near[sym] |= 1u << q;
+	if (rescan)
+		rng_lag_rescan(m);
+	else
+		m->winner = (uint8_t)w;
 }
 
 void rng_meter_add(struct rng_meter *m, uint8_t sym)
 {
 	unsigned bitpos = (unsigned)m->n & (RNG_METER_W - 1);
 	uint8_t mask = (uint8_t)(1u << (bitpos & 7));
+	int rescan = 0;
 
 	rng_meter_health_add(m, sym);
 	if (m->n < RNG_METER_W && rng_meter_startup_fails(m, sym)) {
@@ -259,10 +327,11 @@ void rng_meter_add(struct rng_meter *m, uint8_t sym)
 		m->clean_left = RNG_METER_W;
 	}
 	if (m->n >= RNG_METER_W)
-		rng_meter_forget(m, bitpos, mask);
+		rescan = rng_meter_forget(m, sym, bitpos, mask);
+	else
+		rng_count_up(m, sym);
 	m->hit[bitpos >> 3] &= (uint8_t)~mask;
-	rng_meter_predict(m, sym, bitpos, mask);
-	m->count[sym]++;
+	rng_meter_predict(m, sym, bitpos, mask, rescan);
 	m->hist[m->pos] = sym;
 	if (++m->pos == RNG_METER_HIST)
 		m->pos = 0;
@@ -274,15 +343,23 @@ static uint32_t rng_meter_window(const struct rng_meter *m)
 	return m->n < RNG_METER_W ? (uint32_t)m->n : RNG_METER_W;
 }
 
-uint32_t rng_meter_mcv_milli(const struct rng_meter *m)
+/* rng_ucb_milli(c, n) through a one-entry cache: c and n move seldom once
+ * the window is full. (cc == 0 && cn == 0 never caches a real call: the
+ * bound of 0 in 0 is asked of nobody.) */
+static uint32_t rng_ucb_cached(uint32_t c, uint32_t n, uint32_t *cc, uint32_t *cn, uint32_t *h)
 {
-	uint32_t n = rng_meter_window(m), c = 0;
-	unsigned i;
+	if (c != *cc || n != *cn || (c == 0 && n == 0)) {
+		*h = rng_ucb_milli(c, n);
+		*cc = c;
+		*cn = n;
+	}
+	return *h;
+}
 
-	for (i = 0; i < 256; i++)
-		if (m->count[i] > c)
-			c = m->count[i];
-	return rng_ucb_milli(c, n);
+uint32_t rng_meter_mcv_milli(struct rng_meter *m)
+{
+	return rng_ucb_cached(m->count_max, rng_meter_window(m), &m->mcv_c, &m->mcv_n,
+		&m->mcv_milli);
 }
 
 /*
@@ -298,24 +375,55 @@ uint32_t rng_meter_mcv_milli(const struct rng_meter *m)
  */
 #define RNG_LOG2_Q16_0_01005 (-434941)     /* floor(2^16 * log2(0.01005)) */
 
+/* At p (Q32): is p^(r+1) n (1 - p) at least 0.01005, i.e. p at or above the bound? */
+static int rng_local_at_or_above(uint64_t p, uint32_t r, uint32_t n)
+{
+	int64_t f = (int64_t)(r + 1) * ((int64_t)rng_log2_q16(p) - (32 << 16))
+		+ (int64_t)rng_log2_q16(n) + (int64_t)rng_log2_q16((1ull << 32) - p) - (32 << 16);
+
+	return f >= RNG_LOG2_Q16_0_01005;
+}
+
+static uint64_t rng_local_top_q32(uint32_t r)
+{
+	return ((uint64_t)(r + 1) << 32) / (r + 2);
+}
+
 static uint64_t rng_local_bound_q32(uint32_t r, uint32_t n)
 {
-	uint64_t lo = 0, hi = ((uint64_t)(r + 1) << 32) / (r + 2), mid;
-	int64_t f;
+	uint64_t lo = 0, hi = rng_local_top_q32(r), mid;
 	int i;
 
 	for (i = 0; i < 24; i++) {
 		mid = (lo + hi) / 2;
 		if (mid == 0)
 			mid = 1;
-		f = (int64_t)(r + 1) * ((int64_t)rng_log2_q16(mid) - (32 << 16))
-			+ (int64_t)rng_log2_q16(n) + (int64_t)rng_log2_q16((1ull << 32) - mid) - (32 << 16);
-		if (f >= RNG_LOG2_Q16_0_01005)
+		if (rng_local_at_or_above(mid, r, n))
 			hi = mid;
 		else
 			lo = mid;
 	}
 	return hi;
+}
+
+/*
+ * Can the local bound be skipped because min(it, cap) is cap? Yes when
+ * the p of cap + RNG_LOCAL_MARGIN_MILLI already lies at or above the
+ * bound's p: the bisection's p is then no larger (it ends within 2^-24
+ * of the top of the branch of its root, a change of under 10^-4 milli
+ * where this is asked), so its figure is at least cap. One test instead
+ * of the bisection's 24, asked only in the lower half of the branch,
+ * where the test's left side rises steeply enough that the logarithms'
+ * truncation cannot move the root by a milli. Same result as running it.
+ */
+#define RNG_LOCAL_MARGIN_MILLI 3u
+
+static int rng_local_above_cap(uint32_t cap, uint32_t r, uint32_t n)
+{
+	int64_t l = -(((int64_t)(cap + RNG_LOCAL_MARGIN_MILLI) << 16) + 999) / 1000;
+	uint64_t p = rng_exp2_up_q32(l);
+
+	return p <= rng_local_top_q32(r) / 2 && rng_local_at_or_above(p, r, n);
 }
 
 /* Longest run of correct predictions in the window, oldest to newest. */
@@ -325,6 +433,17 @@ static uint32_t rng_meter_longest_run(const struct rng_meter *m, uint32_t n)
 	unsigned p = (unsigned)((m->n - n) & (RNG_METER_W - 1));
 
 	for (i = 0; i < n; i++, p = (p + 1) & (RNG_METER_W - 1)) {
+		/* a whole byte of misses or of hits at once (most are misses) */
+		if ((p & 7) == 0 && n - i >= 8 && (m->hit[p >> 3] == 0 || m->hit[p >> 3] == 0xff)) {
+			if (m->hit[p >> 3] == 0) {
+				run = 0;
+			} else if ((run += 8) > best) {
+				best = run;
+			}
+			i += 7;
+			p += 7;
+			continue;
+		}
 		if (m->hit[p >> 3] & (1u << (p & 7))) {
 			if (++run > best)
 				best = run;
@@ -335,7 +454,10 @@ static uint32_t rng_meter_longest_run(const struct rng_meter *m, uint32_t n)
 	return best;
 }
 
-uint32_t rng_meter_lag_milli(struct rng_meter *m)
+/* min(Lag, cap), as min(rng_meter_lag_milli(m), cap) but without the
+ * local bound's bisection where it cannot be the least (most flushes of
+ * a window still filling, where n moves with every symbol). */
+static uint32_t rng_meter_lag_capped(struct rng_meter *m, uint32_t cap)
 {
 	uint32_t n = rng_meter_window(m), g, r, h;
 	uint64_t pl;
@@ -344,11 +466,31 @@ uint32_t rng_meter_lag_milli(struct rng_meter *m)
 	if (m->n <= RNG_METER_W && n)
 		n--;
 	if (n == 0)
-		return RNG_METER_MAX_MILLI;
-	g = rng_ucb_milli(m->hits, n);
-	r = rng_meter_longest_run(m, n);
+		return cap < RNG_METER_MAX_MILLI ? cap : RNG_METER_MAX_MILLI;
+	g = rng_ucb_cached(m->hits, n, &m->glob_c, &m->glob_n, &m->glob_milli);
+	if (g < cap)
+		cap = g;
+	if (m->run_stale) {
+		/* the last run is within the window (a run as long as it would
+		 * have lost its first one, and then the count starts anew) */
+		m->run_max = (uint16_t)rng_meter_longest_run(m, n);
+		if (m->run_tail > m->run_max)
+			m->run_tail = m->run_max;
+		m->run_stale = 0;
+	}
+	r = m->run_max;
 	if (r == 0)
-		return g;
+		return cap;
+	if (r != m->local_r || n != m->local_n) {
+		if (r == m->clear_r && n == m->clear_n && cap <= m->clear_cap)
+			return cap;
+		if (rng_local_above_cap(cap, r, n)) {
+			m->clear_r = r;
+			m->clear_n = n;
+			m->clear_cap = cap;
+			return cap;
+		}
+	}
 	if (r != m->local_r || n != m->local_n) {
 		/* the bisection costs ~70 logarithms: only when r or n moved */
 		pl = rng_local_bound_q32(r, n);
@@ -359,22 +501,30 @@ uint32_t rng_meter_lag_milli(struct rng_meter *m)
 		m->local_n = n;
 	}
 	h = m->local_milli;
-	return h < g ? h : g;
+	return h < cap ? h : cap;
+}
+
+uint32_t rng_meter_lag_milli(struct rng_meter *m)
+{
+	return rng_meter_lag_capped(m, RNG_METER_MAX_MILLI);
 }
 
 /**********************************************************************
  * The full assessment: the rest of 6.3 over the window, now and then
  **********************************************************************/
 
-/* One shared work area: the flush measures one source at a time, in the
- * main loop, so every meter (and bench's scratch ones) can use it. */
-static struct {
+/* A work area: the window's symbols, their bits, the estimators'
+ * scratch. Two of them: one for the one-shot form (tools, tests, bench's
+ * scratch meters), one for the deferred job, which a main loop can stop
+ * between any two instructions while it runs the one-shot form. */
+struct rng_full_area {
 	uint8_t sym[RNG_METER_W];
 	uint8_t bit[RNG_METER_W * 8];
 	uint32_t work[RNG_EST_STAT_SCRATCH / 4];
-} rng_full_area;
-_Static_assert(sizeof(rng_full_area.work) >= RNG_EST_PRED_LIT_SCRATCH,
+};
+_Static_assert(sizeof(((struct rng_full_area *)0)->work) >= RNG_EST_PRED_LIT_SCRATCH,
 	       "the predictors on a window's symbols need more work area");
+static struct rng_full_area rng_full_now, rng_full_job_area;
 
 static uint32_t rng_min3(uint32_t a, uint32_t b, uint32_t c)
 {
@@ -383,49 +533,103 @@ static uint32_t rng_min3(uint32_t a, uint32_t b, uint32_t c)
 	return m < c ? m : c;
 }
 
-uint32_t rng_meter_full_milli(struct rng_meter *m)
+static uint32_t rng_meter_fails(const struct rng_meter *m)
 {
-	uint32_t n = rng_meter_window(m), nb = n * 8, i, t, l, h;
+	return m->rct_fail + m->apt_fail;
+}
+
+/* Copy the window into a->sym, oldest first, as captured; its length. */
+static uint32_t rng_full_copy(const struct rng_meter *m, struct rng_full_area *a)
+{
+	uint32_t n = rng_meter_window(m), i;
 	unsigned p = (unsigned)((m->pos + RNG_METER_HIST - n) % RNG_METER_HIST);
-	uint8_t *sym = rng_full_area.sym, *bit = rng_full_area.bit;
-	void *w = rng_full_area.work;
 
 	for (i = 0; i < n; i++, p = p + 1 == RNG_METER_HIST ? 0 : p + 1)
-		sym[i] = m->hist[p];                  /* oldest first, as captured */
-	rng_est_bits(sym, n, bit);
+		a->sym[i] = m->hist[p];
+	return n;
+}
+
+/* The estimators on a->sym[0..n): the least figure, 0..8000. Touches
+ * nothing but *a, so it may run anywhere, and be stopped anywhere. */
+static uint32_t rng_full_assess(struct rng_full_area *a, uint32_t n)
+{
+	uint32_t nb = n * 8, t, l, h;
+	void *w = a->work;
+
+	rng_est_bits(a->sym, n, a->bit);
 	/* H_original: t-tuple and LRS on the symbols (MCV and Lag run live),
 	 * and the two dictionary predictors */
-	rng_est_tuple_lrs_milli(sym, n, 8, w, &t, &l);
+	rng_est_tuple_lrs_milli(a->sym, n, 8, w, &t, &l);
 	h = t < l ? t : l;
-	rng_est_mmc_lz78y_milli(sym, n, w, &t, &l);
+	rng_est_mmc_lz78y_milli(a->sym, n, w, &t, &l);
 	h = rng_min3(h, t, l);
 	/* 8 x H_bitstring: every estimator the tool runs on the bits but
 	 * MCV, MultiMCW, Lag and the predictors (never the minimum on this
 	 * appliance's captures: docs/ENTROPY.md; the bits' dictionaries
 	 * would cost eight times the symbols') */
-	rng_est_tuple_lrs_milli(bit, nb, 1, w, &t, &l);
+	rng_est_tuple_lrs_milli(a->bit, nb, 1, w, &t, &l);
 	h = rng_min3(h, 8 * t, 8 * l);
-	h = rng_min3(h, 8 * rng_est_collision_milli(bit, nb, 1, w),
-		8 * rng_est_markov_milli(bit, nb, 1, w));
-	h = rng_min3(h, 8 * rng_est_compression_milli(bit, nb, 1, w), RNG_METER_MAX_MILLI);
+	h = rng_min3(h, 8 * rng_est_collision_milli(a->bit, nb, 1, w),
+		8 * rng_est_markov_milli(a->bit, nb, 1, w));
+	return rng_min3(h, 8 * rng_est_compression_milli(a->bit, nb, 1, w), RNG_METER_MAX_MILLI);
+}
+
+static void rng_full_hold(struct rng_meter *m, uint32_t h, uint64_t at_n, uint32_t fails)
+{
 	m->full_milli = h;
-	m->full_n = m->n;
+	m->full_n = at_n;
+	m->full_fails = fails;
+}
+
+uint32_t rng_meter_full_milli(struct rng_meter *m)
+{
+	uint32_t h = rng_full_assess(&rng_full_now, rng_full_copy(m, &rng_full_now));
+
+	rng_full_hold(m, h, m->n, rng_meter_fails(m));
 	return h;
+}
+
+void rng_full_job_take(struct rng_full_job *j, struct rng_meter *m)
+{
+	j->m = m;
+	j->at_n = m->n;
+	j->fails = rng_meter_fails(m);
+	j->n = rng_full_copy(m, &rng_full_job_area);
+	m->full_wanted = 0;
+}
+
+void rng_full_job_run(struct rng_full_job *j)
+{
+	j->result = rng_full_assess(&rng_full_job_area, j->n);
+}
+
+void rng_full_job_post(const struct rng_full_job *j)
+{
+	rng_full_hold(j->m, j->result, j->at_n, j->fails);
+	j->m->full_wanted = 0;              /* asked again while it ran: judged anew */
+}
+
+/* The held figure speaks for the source now: it was taken, and no health
+ * failure came after its window (a source that failed is judged afresh,
+ * on a window taken after it passed again, before it is paid). */
+static int rng_meter_full_current(const struct rng_meter *m)
+{
+	return m->full_n != 0 && m->full_fails == rng_meter_fails(m);
 }
 
 /* Due at 64, 128, 256, 512 and 1024 symbols, then every full_every
  * (RNG_METER_FULL_EVERY; a periodic source's rate in a second if that is
- * more, rng_source_periodic): a full window's assessment costs ~6 M host
- * instructions, so it cannot run every flush. Not while the health tests
- * fail: nothing is credited then, and the first flush after they pass
- * finds it due again before it grants anything. (A deterministic
- * emulator's timer fails them for good; assessing it every 512 ticks
- * cost urandom at 16 MIPS a sixth of its rate.) */
+ * more, rng_source_periodic), and after a health failure once the tests
+ * pass again: a full window's assessment costs ~6 M host instructions, so
+ * it cannot run every flush. Not while the health tests fail: nothing is
+ * credited then. (A deterministic emulator's timer fails them for good;
+ * assessing it every 512 ticks cost urandom at 16 MIPS a sixth of its
+ * rate.) */
 static int rng_meter_full_due(const struct rng_meter *m)
 {
 	if (m->n < RNG_METER_MIN || m->clean_left)
 		return 0;
-	if (m->full_n == 0)
+	if (!rng_meter_full_current(m))
 		return 1;
 	if (m->full_n < RNG_METER_W)
 		return m->n >= 2 * m->full_n || m->n >= RNG_METER_W;
@@ -434,11 +638,20 @@ static int rng_meter_full_due(const struct rng_meter *m)
 
 uint32_t rng_meter_estimate(struct rng_meter *m)
 {
-	uint32_t mcv = rng_meter_mcv_milli(m), lag = rng_meter_lag_milli(m), h;
+	uint32_t mcv = rng_meter_mcv_milli(m), h;
 
-	if (rng_meter_full_due(m))
-		rng_meter_full_milli(m);
-	h = rng_min3(mcv, lag, m->full_milli);
+	if (rng_meter_full_due(m)) {
+		if (m->full_deferred)
+			m->full_wanted = 1;         /* rng_full_job_take() runs it apart */
+		else
+			rng_meter_full_milli(m);
+	}
+	h = mcv < m->full_milli ? mcv : m->full_milli;
+	h = rng_meter_lag_capped(m, h);
+	/* Nothing from the start of the window's use until the first
+	 * assessment is held, nor after a failure until the next one. */
+	if (m->n >= RNG_METER_MIN && !rng_meter_full_current(m))
+		h = 0;
 
 	if (h > RNG_METER_MAX_MILLI)
 		h = RNG_METER_MAX_MILLI;

@@ -842,6 +842,7 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 	storage->trusted = trusted != 0;
 	storage->shift = rng_shift_for(rng_plat->clock_khz(), granularity_khz);
 	rng_meter_init(&storage->meter);
+	storage->meter.full_deferred = (uint8_t)r->full_deferred;
 	if (trusted && r->rec_slots) {
 		r->rec_slots--;
 		storage->rec = r->rec_pool;
@@ -852,6 +853,44 @@ struct entropy_source *create_entropy_source(struct rng *r, struct entropy_sourc
 		link = &(*link)->next;
 	*link = storage;
 	return storage;
+}
+
+void rng_defer_full_assessments(struct rng *r)
+{
+	struct entropy_source *src;
+
+	r->full_deferred = 1;
+	for (src = r->sources; src; src = src->next)
+		src->meter.full_deferred = 1;
+}
+
+int rng_full_job_next(struct rng *r, struct rng_full_job *j)
+{
+	struct entropy_source *start = r->full_last && r->full_last->next ? r->full_last->next
+		: r->sources, *src = start;
+
+	if (!src)
+		return 0;
+	do {
+		if (src->meter.full_wanted) {
+			rng_full_job_take(j, &src->meter);
+			r->full_last = src;
+			return 1;
+		}
+		src = src->next ? src->next : r->sources;
+	} while (src != start);
+	return 0;
+}
+
+void rng_full_job_finish(struct rng *r, const struct rng_full_job *j)
+{
+	struct entropy_source *src;
+
+	for (src = r->sources; src; src = src->next)
+		if (&src->meter == j->m && src->meter.n >= j->at_n) {
+			rng_full_job_post(j);
+			return;
+		}
 }
 
 /* The caller must have stopped the source's interrupts first. */
@@ -869,6 +908,8 @@ void free_entropy_source(struct entropy_source *src)
 	}
 	if (src->rng->untrusted_sink == src)
 		src->rng->untrusted_sink = NULL;
+	if (src->rng->full_last == src)
+		src->rng->full_last = NULL;
 	src->next = NULL;
 }
 
@@ -1282,6 +1323,7 @@ unsigned rng_batch_flush(struct rng *r)
 	unsigned long flags;
 	uint32_t credit, samples;
 	unsigned credited, grant;
+	uint64_t t0;
 
 	flags = rng_plat->irq_save();                 /* bound: three loads, three stores */
 	credit = r->batch_credit;
@@ -1295,6 +1337,7 @@ unsigned rng_batch_flush(struct rng *r)
 	rng_plat->irq_restore(flags);
 
 	rng_crng_tick(r);     /* a due key goes before a full assessment (below) */
+	t0 = rng_plat->now();
 	for (src = r->sources; src; src = src->next) {
 		grant = rng_measure_source(src);
 		if (r->estimator != RNG_CREDIT_MEASURED)
@@ -1302,6 +1345,7 @@ unsigned rng_batch_flush(struct rng *r)
 		src->credited += grant;
 		credit = credit + grant > RNG_BATCH_WORDS ? RNG_BATCH_WORDS : credit + grant;
 	}
+	r->meter_ticks += rng_plat->now() - t0;
 
 	/* Fill the primary; while it is full, fill the secondary; go back to
 	 * the primary as soon as reads have drained it (4/4). */

@@ -112,6 +112,78 @@ static void test_meter_full_assessment_is_the_tools_least_figure(void **s)
 	}
 }
 
+/*
+ * The deferred form (kern/assess.c runs it in the main loop's idle
+ * time): the window is copied when the job is taken, the meter goes on
+ * adding symbols while it runs, and the figure held is the one-shot
+ * form's on the window as it was taken, bit for bit, on every vector.
+ */
+static void test_deferred_assessment_equals_the_one_shot_form(void **s)
+{
+	static struct rng_meter once, later;
+	struct rng_full_job job;
+	size_t v;
+
+	(void)s;
+	for (v = 0; v < sizeof(est_vectors) / sizeof(est_vectors[0]); v++) {
+		const struct est_vector *e = &est_vectors[v];
+		uint32_t want;
+
+		rng_meter_init(&once);
+		rng_meter_init(&later);
+		later.full_deferred = 1;
+		for (unsigned i = 0; i < 1024; i++) {
+			rng_meter_add(&once, e->sym[i]);
+			rng_meter_add(&later, e->sym[i]);
+		}
+		want = rng_meter_full_milli(&once);
+		(void)rng_meter_estimate(&later);          /* due: wanted, not run */
+		if (rng_meter_health(&later) == RNG_HEALTH_OK)
+			assert_true(later.full_wanted);    /* (a failing one is not due) */
+		assert_int_equal(later.full_n, 0);
+		rng_full_job_take(&job, &later);
+		for (unsigned i = 0; i < 300; i++)          /* the window moves on meanwhile */
+			rng_meter_add(&later, e->sym[(i * 7) % 1024] ^ 0x5a);
+		rng_full_job_run(&job);
+		rng_full_job_post(&job);
+		if (later.full_milli != want || later.full_n != 1024)
+			fail_msg("%s: deferred %u milli at n %llu, one-shot %u", e->name,
+				 later.full_milli, (unsigned long long)later.full_n, want);
+	}
+}
+
+/* Deferred, a source is paid nothing from RNG_METER_MIN symbols on until
+ * its first assessment is held, nor after a health failure until one is
+ * held on a window taken after it. */
+static void test_deferred_meter_pays_nothing_without_a_current_assessment(void **s)
+{
+	static struct rng_meter m;
+	struct rng_full_job job;
+	const struct est_vector *e = &est_vectors[0];
+	uint32_t fails;
+
+	(void)s;
+	rng_meter_init(&m);
+	m.full_deferred = 1;
+	for (unsigned i = 0; i < 1024; i++)
+		rng_meter_add(&m, e->sym[i]);
+	assert_int_equal(rng_meter_estimate(&m), 0);
+	rng_full_job_take(&job, &m);
+	rng_full_job_run(&job);
+	rng_full_job_post(&job);
+	if (job.result > 0)
+		assert_true(rng_meter_estimate(&m) > 0);
+	fails = m.rct_fail;
+	for (unsigned i = 0; i < RNG_METER_RCT_C; i++)   /* one stuck run: RCT fails */
+		rng_meter_add(&m, 0x42);
+	assert_int_equal(m.rct_fail, fails + 1);
+	for (unsigned i = 0; i < 2 * 1024; i++)          /* passes again: still unpaid */
+		rng_meter_add(&m, e->sym[i % 1024]);
+	assert_int_equal(rng_meter_health(&m), RNG_HEALTH_OK);
+	assert_int_equal(rng_meter_estimate(&m), 0);
+	assert_true(m.full_wanted);
+}
+
 static void test_collision_matches_tool(void **s) { (void)s; check_key(EST_COLLISION_BIT, 1); }
 static void test_markov_matches_tool(void **s) { (void)s; check_key(EST_MARKOV_BIT, 1); }
 static void test_compression_matches_tool(void **s) { (void)s; check_key(EST_COMPRESSION_BIT, 1); }
@@ -187,6 +259,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bits_msb_first),
 		cmocka_unit_test(test_meter_full_assessment_is_the_tools_least_figure),
+		cmocka_unit_test(test_deferred_assessment_equals_the_one_shot_form),
+		cmocka_unit_test(test_deferred_meter_pays_nothing_without_a_current_assessment),
 		cmocka_unit_test(test_bits_lsb_first_misses_tool),
 		cmocka_unit_test(test_collision_matches_tool),
 		cmocka_unit_test(test_markov_matches_tool),

@@ -275,6 +275,111 @@ static void test_estimate_is_defined_from_the_first_symbol(void **state)
 
 /* ---- health tests ---- */
 
+/*
+ * The meter keeps Lag's scores and winner, MCV's top count and the
+ * longest run of hits as symbols come, without comparing every lag or
+ * count each time. This is the plain form of 6.3.8 over the window
+ * (compare the symbol with each of the 32 before it, in and out of the
+ * window; the winner is the lag with the most hits, ties to the longer)
+ * and of MCV and the run, recomputed at every step; the two must agree.
+ */
+struct lag_ref {
+	uint8_t sym[1 << 14];
+	uint16_t score[RNG_METER_LAGS];
+	uint8_t hit[1 << 14];
+	unsigned winner, hits, n;
+};
+
+static void lag_ref_add(struct lag_ref *l, uint8_t sym)
+{
+	unsigned n = l->n, d, j;
+
+	if (n >= RNG_METER_W) {              /* symbol j leaves the window */
+		j = n - RNG_METER_W;
+		for (d = 0; d < RNG_METER_LAGS && d < j; d++)
+			if (l->sym[j - 1 - d] == l->sym[j])
+				l->score[d]--;
+		l->hits -= l->hit[j];
+	}
+	l->hit[n] = 0;
+	for (d = 0; d < RNG_METER_LAGS && d < n; d++) {
+		if (l->sym[n - 1 - d] != sym)
+			continue;
+		if (d == l->winner) {
+			l->hit[n] = 1;
+			l->hits++;
+		}
+		l->score[d]++;
+	}
+	l->winner = 0;
+	for (d = 0; d < RNG_METER_LAGS; d++)
+		if (l->score[d] >= l->score[l->winner])
+			l->winner = d;
+	l->sym[n] = sym;
+	l->n = n + 1;
+}
+
+static unsigned lag_ref_top_count(const struct lag_ref *l)
+{
+	unsigned c[256] = { 0 }, top = 0, i;
+	unsigned from = l->n > RNG_METER_W ? l->n - RNG_METER_W : 0;
+
+	for (i = from; i < l->n; i++)
+		if (++c[l->sym[i]] > top)
+			top = c[l->sym[i]];
+	return top;
+}
+
+static unsigned lag_ref_longest_run(const struct lag_ref *l)
+{
+	unsigned from = l->n > RNG_METER_W ? l->n - RNG_METER_W : 0, i, run = 0, best = 0;
+
+	for (i = from; i < l->n; i++) {
+		run = l->hit[i] ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+static uint8_t gen_mixed(unsigned i)
+{
+	uint32_t x = xs();
+
+	switch ((i / 1500) % 4) {
+	case 0: return (uint8_t)x;                       /* uniform */
+	case 1: return (uint8_t)(i % 7 ? x & 3 : 9);    /* few symbols, a rhythm */
+	case 2: return (uint8_t)(i % 3);                 /* periodic: long runs of hits */
+	default: return (uint8_t)(x % 5 ? 0x21 : x);    /* mostly one symbol */
+	}
+}
+
+static void test_incremental_lag_and_mcv_equal_the_plain_form(void **state)
+{
+	static struct lag_ref l;
+	unsigned i, d;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	rng_meter_init(&m);
+	for (i = 0; i < sizeof(l.sym); i++) {
+		uint8_t sym = gen_mixed(i);
+
+		rng_meter_add(&m, sym);
+		lag_ref_add(&l, sym);
+		if (m.winner != l.winner || m.hits != l.hits)
+			fail_msg("symbol %u: winner %u hits %u, plain form %u %u", i, m.winner, m.hits,
+				 l.winner, l.hits);
+		for (d = 0; d < RNG_METER_LAGS; d++)
+			assert_int_equal(m.score[d], l.score[d]);
+		assert_int_equal(m.count_max, lag_ref_top_count(&l));
+		if (i % 5 == 0) {                    /* the run is recounted when asked */
+			(void)rng_meter_lag_milli(&m);
+			assert_int_equal(m.run_max, lag_ref_longest_run(&l));
+		}
+	}
+}
+
 static void test_stuck_source_trips_rct_at_cutoff(void **state)
 {
 	unsigned i;
@@ -832,6 +937,7 @@ int main(void)
 		cmocka_unit_test_setup(test_stuck_source_trips_rct_at_cutoff, setup),
 		cmocka_unit_test_setup(test_biased_source_trips_apt_not_rct, setup),
 		cmocka_unit_test_setup(test_recovery_after_a_full_passing_window, setup),
+		cmocka_unit_test_setup(test_incremental_lag_and_mcv_equal_the_plain_form, setup),
 		cmocka_unit_test_setup(test_measured_credits_metronome_less_than_irregular, setup),
 		cmocka_unit_test_setup(test_measured_never_more_than_xymoron_nor_estimate, setup),
 		cmocka_unit_test_setup(test_first_window_is_paid_in_proportion_to_its_fill, setup),
