@@ -143,6 +143,8 @@ struct entropy_source {
 	uint16_t mq[RNG_METER_INQ];
 	volatile uint32_t mq_dropped;        /* queue full: sample measured and credited never */
 	uint64_t skipped;                    /* mixed, never measured: busy, or not one period */
+	uint64_t est_at, est_n, est_full_n;  /* when, at what meter.n and full_n, h_milli was made */
+	uint32_t est_fails;                  /* health failures then (rng_pay_milli) */
 	uint32_t period;                     /* a periodic source's nominal clock ticks per sample; 0 */
 	uint32_t budget_milli;               /* unspent credit, < one sample's estimate + 1 bit */
 	uint64_t est_milli;                  /* sum of h_milli over the samples that could earn */
@@ -204,6 +206,12 @@ struct rng {
 	uint32_t crng_key[8];
 	uint64_t crng_keys, crng_key_bits, crng_t0, crng_at, crng_next;
 	int crng_due;
+	int crng_apart;                      /* keys made by rng_crng_poll(), not in the flush */
+	/* a key made apart: the extraction rounds done (0: none under way),
+	 * the key's start, and the bytes of the pool being extracted */
+	unsigned crng_round;
+	uint64_t crng_begun;
+	uint8_t crng_part[32];
 	/* the meter: full assessments run apart (rng_defer_full_assessments),
 	 * the source assessed last, and time spent measuring in the flush
 	 * (rng_plat->now() ticks) */
@@ -261,6 +269,12 @@ void rng_mix_uncredited(struct rng *r, const void *buf, size_t len);
 struct entropy_source *create_entropy_source(struct rng *r, struct entropy_source *storage,
 	const char *name, int irq, int trusted, uint32_t granularity_khz);
 void free_entropy_source(struct entropy_source *src);   /* unlink from registry */
+
+/* credit=measured: urandom's keys (~15 ms of a 4 MIPS CPU each, a pool
+ * extraction) are made when the kernel calls rng_crng_poll(), in a pass
+ * of its own, instead of in the flush. */
+void rng_crng_keys_apart(struct rng *r);
+int rng_crng_poll(struct rng *r);            /* 1 if it made a key */
 
 /* Full assessments apart from the flush (docs/ENTROPY.md, "What the meter
  * costs"): from now on, and for every source created later, a due full

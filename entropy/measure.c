@@ -81,7 +81,7 @@
  *   over 1024 symbols comes out near 5.7 bits (the confidence term costs
  *   more on fewer), comfortably above what Xymoron's rule gives typing
  *   (2-4 bits), so the cap bites only where the history says the source
- *   is worse than the rule thinks. It costs ~1.9 KiB per source (history,
+ *   is worse than the rule thinks. It costs ~7 KiB per source (history,
  *   counts, lag scores, hit bits), and at a typist's 5-10 events a second
  *   it covers the last two or three minutes: long enough to see a
  *   rhythm, short enough to follow a change of typist or of habit.
@@ -433,7 +433,14 @@ static uint32_t rng_meter_longest_run(const struct rng_meter *m, uint32_t n)
 	unsigned p = (unsigned)((m->n - n) & (RNG_METER_W - 1));
 
 	for (i = 0; i < n; i++, p = (p + 1) & (RNG_METER_W - 1)) {
-		/* a whole byte of misses or of hits at once (most are misses) */
+		/* 32 misses at once (most are misses), then a byte of misses or hits */
+		if ((p & 31) == 0 && n - i >= 32 && !(m->hit[p >> 3] | m->hit[(p >> 3) + 1] |
+				m->hit[(p >> 3) + 2] | m->hit[(p >> 3) + 3])) {
+			run = 0;
+			i += 31;
+			p += 31;
+			continue;
+		}
 		if ((p & 7) == 0 && n - i >= 8 && (m->hit[p >> 3] == 0 || m->hit[p >> 3] == 0xff)) {
 			if (m->hit[p >> 3] == 0) {
 				run = 0;

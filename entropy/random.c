@@ -576,13 +576,18 @@ static void rng_extract_secondary(struct rng *r, void *out, size_t nbytes, unsig
  * from the primary first and then the secondary, and spent. Its bytes are
  * v1.89 extractions of both pools (the hash and its feedback), XORed into
  * the old key as Linux 4.8's crng_reseed did, so a reseed never loses what
- * the old key had. Returns 0, with nothing changed, when the pools hold
- * fewer bits than a key needs.
+ * the old key had. A key is made in RNG_CRNG_ROUNDS extraction rounds
+ * (rng_crng_round), all at once in the flush or one a pass when made
+ * apart; the rounds are those of rng_pool_extract on 32 bytes, in order.
  */
-static int rng_crng_key(struct rng *r)
+#define RNG_CRNG_PART_ROUNDS ((32 + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES)
+#define RNG_CRNG_ROUNDS (2 * RNG_CRNG_PART_ROUNDS)   /* the primary's, the secondary's */
+
+/* Debit the key's bits; 0, with nothing changed, when the pools hold
+ * fewer bits than a key needs. */
+static int rng_crng_begin(struct rng *r)
 {
-	uint32_t k[8];
-	unsigned got, i;
+	unsigned got;
 	int have = r->primary.entropy_count + r->secondary.entropy_count;
 
 	if (have < RNG_CRNG_KEY_BITS)
@@ -591,51 +596,113 @@ static int rng_crng_key(struct rng *r)
 	got += rng_debit(&r->secondary, RNG_CRNG_KEY_BITS - got);
 	r->spent_bits += got;
 	r->crng_key_bits += got;
-	rng_pool_extract(&r->primary, k, sizeof(k));
-	for (i = 0; i < 8; i++)
-		r->crng_key[i] ^= k[i];
-	rng_pool_extract(&r->secondary, k, sizeof(k));
-	for (i = 0; i < 8; i++)
-		r->crng_key[i] ^= k[i];
-	rng_wipe(k, sizeof(k));
-	r->crng_keys++;
 	return 1;
 }
 
-/*
- * After each flush (guest time, the timer tick): make the key that is
- * owed - the first once seeded, then one when the schedule says - as soon
- * as the pools hold its bits; /dev/random waits meanwhile (crng_due).
- * Schedule (Linux 5.18's crng_has_old_seed): the next key is due
- * uptime/2 after this one, at least RNG_CRNG_MIN_S and at most
- * RNG_CRNG_MAX_S seconds, uptime counted from rng_init.
- */
-static void rng_crng_tick(struct rng *r)
+/* Round i (0-based) of the key begun: into crng_part, and at the end of
+ * each pool's part its 32 bytes XORed into the key. 1 after the last. */
+static int rng_crng_round(struct rng *r, unsigned i)
 {
-	uint64_t now, sec, gap;
+	struct rng_pool *p = i < RNG_CRNG_PART_ROUNDS ? &r->primary : &r->secondary;
+	unsigned at = i % RNG_CRNG_PART_ROUNDS * RNG_EXTRACT_BYTES, k;
+	uint8_t tmp[RNG_EXTRACT_BYTES];
+	uint32_t w;
 
-	if (r->estimator != RNG_CREDIT_MEASURED || !r->seeded)
-		return;
-	now = rng_plat->now();
-	if (!r->crng_due && (int64_t)(now - r->crng_next) < 0)
-		return;
-	r->crng_due = 1;
-	if (!rng_crng_key(r))
-		return;
+	rng_extract_round(p, tmp);
+	memcpy(r->crng_part + at, tmp, 32 - at < RNG_EXTRACT_BYTES ? 32 - at : RNG_EXTRACT_BYTES);
+	rng_wipe(tmp, sizeof(tmp));
+	if (i % RNG_CRNG_PART_ROUNDS != RNG_CRNG_PART_ROUNDS - 1)
+		return 0;
+	for (k = 0; k < 8; k++) {
+		memcpy(&w, r->crng_part + 4 * k, 4);
+		r->crng_key[k] ^= w;
+	}
+	rng_wipe(r->crng_part, sizeof(r->crng_part));
+	rng_wipe(&w, sizeof(w));
+	return i == RNG_CRNG_ROUNDS - 1;
+}
+
+/*
+ * The key made, begun at `begun`: owed no more, and the next one due
+ * (Linux 5.18's crng_has_old_seed) uptime/2 after this one, at least
+ * RNG_CRNG_MIN_S and at most RNG_CRNG_MAX_S seconds, uptime counted
+ * from rng_init.
+ */
+static void rng_crng_made(struct rng *r, uint64_t begun)
+{
+	uint64_t sec = (uint64_t)rng_plat->clock_khz() * 1000u;
+	uint64_t gap = (begun - r->crng_t0) / 2;
+
+	r->crng_keys++;
 	r->crng_due = 0;
-	sec = (uint64_t)rng_plat->clock_khz() * 1000u;
-	gap = (now - r->crng_t0) / 2;
 	if (gap < RNG_CRNG_MIN_S * sec)
 		gap = RNG_CRNG_MIN_S * sec;
 	if (gap > RNG_CRNG_MAX_S * sec)
 		gap = RNG_CRNG_MAX_S * sec;
-	r->crng_at = now;
-	r->crng_next = now + gap;
+	r->crng_at = begun;
+	r->crng_next = begun + gap;
+}
+
+/* Is a key owed now (the first once seeded, then when the schedule
+ * says)? Marks it owed: /dev/random waits meanwhile (crng_due). */
+static int rng_crng_owed_now(struct rng *r, uint64_t now)
+{
+	if (r->estimator != RNG_CREDIT_MEASURED || !r->seeded)
+		return 0;
+	if (!r->crng_due && (int64_t)(now - r->crng_next) < 0)
+		return 0;
+	r->crng_due = 1;
+	return 1;
+}
+
+/* After each flush (guest time, the timer tick): the key that is owed,
+ * whole, as soon as the pools hold its bits. */
+static void rng_crng_tick(struct rng *r)
+{
+	uint64_t now = rng_plat->now();
+	unsigned i = 0;
+
+	if (!rng_crng_owed_now(r, now) || !rng_crng_begin(r))
+		return;
+	while (!rng_crng_round(r, i))
+		i++;
+	rng_crng_made(r, now);
 }
 
 /**********************************************************************
  * /dev/random and /dev/urandom
  **********************************************************************/
+
+void rng_crng_keys_apart(struct rng *r)
+{
+	r->crng_apart = 1;
+}
+
+/*
+ * Keys made apart: one extraction round a call (~10 k instructions for
+ * the primary's, a quarter of that for the secondary's), so no pass of
+ * the main loop holds the CPU for a whole key (~86 k instructions, 22 ms
+ * at 4 MIPS). The bits are debited at the first round, so no read takes
+ * them meanwhile; a flush between rounds mixes into the pools being
+ * extracted, which only adds to the key. 1 when a round was made.
+ */
+int rng_crng_poll(struct rng *r)
+{
+	uint64_t now = rng_plat->now();
+
+	if (!r->crng_round) {
+		if (!rng_crng_owed_now(r, now) || !rng_crng_begin(r))
+			return 0;
+		r->crng_begun = now;
+	}
+	if (rng_crng_round(r, r->crng_round)) {
+		r->crng_round = 0;
+		rng_crng_made(r, r->crng_begun);
+	} else {
+		r->crng_round++;
+	}
+	return 1;
+}
 
 void rng_bench_crng_key(struct rng *r)
 {
@@ -864,22 +931,26 @@ void rng_defer_full_assessments(struct rng *r)
 		src->meter.full_deferred = 1;
 }
 
+/* The smallest window first (a typist's first 64 symbols cost a few
+ * hundredths of a full window and wait for no rtc), then in turn. */
 int rng_full_job_next(struct rng *r, struct rng_full_job *j)
 {
 	struct entropy_source *start = r->full_last && r->full_last->next ? r->full_last->next
-		: r->sources, *src = start;
+		: r->sources, *src = start, *best = NULL;
 
 	if (!src)
 		return 0;
 	do {
-		if (src->meter.full_wanted) {
-			rng_full_job_take(j, &src->meter);
-			r->full_last = src;
-			return 1;
-		}
+		if (src->meter.full_wanted && (!best || (src->meter.n < best->meter.n &&
+				src->meter.n < RNG_METER_W)))
+			best = src;
 		src = src->next ? src->next : r->sources;
 	} while (src != start);
-	return 0;
+	if (!best)
+		return 0;
+	rng_full_job_take(j, &best->meter);
+	r->full_last = best;
+	return 1;
 }
 
 void rng_full_job_finish(struct rng *r, const struct rng_full_job *j)
@@ -1227,11 +1298,38 @@ void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t da
 
 /* What each healthy sample of src is paid now, in thousandths of a bit:
  * the meter's estimate, with the rules below. */
+/* The estimate is made anew every RNG_ESTIMATE_MS, every
+ * RNG_ESTIMATE_SYMBOLS symbols and at once after a health failure, not
+ * at every flush: the rtc's 10 samples a flush each time cost ~3% of a
+ * 4 MIPS CPU in logarithms and rescans alone. Every sample still passes
+ * the health tests before it is paid (SP 800-90B 4.4: the continuous part),
+ * the window moves by under 1/16 between estimates, and a newly held full
+ * assessment is used at once. */
+#define RNG_ESTIMATE_MS      100u
+#define RNG_ESTIMATE_SYMBOLS 64u
+
+static uint32_t rng_estimate_now(struct entropy_source *src)
+{
+	struct rng_meter *m = &src->meter;
+	uint64_t now = rng_plat->now();
+	uint32_t fails = m->rct_fail + m->apt_fail;
+
+	if (src->est_at && now - src->est_at < (uint64_t)rng_plat->clock_khz() * RNG_ESTIMATE_MS &&
+	    m->n - src->est_n < RNG_ESTIMATE_SYMBOLS && fails == src->est_fails &&
+	    m->n >= RNG_METER_MIN && m->full_n == src->est_full_n)
+		return m->h_milli;
+	src->est_at = now ? now : 1;
+	src->est_n = m->n;
+	src->est_full_n = m->full_n;
+	src->est_fails = fails;
+	return rng_meter_estimate(m);
+}
+
 static uint32_t rng_pay_milli(struct entropy_source *src)
 {
 	uint32_t h, n;
 
-	h = rng_meter_estimate(&src->meter);
+	h = rng_estimate_now(src);
 	if (src->period && h < RNG_METER_PERIODIC_FLOOR_MILLI)
 		h = 0;
 	/* A source is paid 7/8 of its estimate: the meter runs 6.3.1-6.3.6,
@@ -1336,7 +1434,8 @@ unsigned rng_batch_flush(struct rng *r)
 		src->mq_snap = src->mq_head;
 	rng_plat->irq_restore(flags);
 
-	rng_crng_tick(r);     /* a due key goes before a full assessment (below) */
+	if (!r->crng_apart)
+		rng_crng_tick(r); /* a due key goes before a full assessment (below) */
 	t0 = rng_plat->now();
 	for (src = r->sources; src; src = src->next) {
 		grant = rng_measure_source(src);
@@ -1364,6 +1463,7 @@ unsigned rng_batch_flush(struct rng *r)
 	r->batch_flushes++;
 	if (target == &r->primary)
 		rng_count_seed(r, credited);
-	rng_crng_tick(r);     /* the first key, or one whose bits this flush brought */
+	if (!r->crng_apart)
+		rng_crng_tick(r); /* the first key, or one whose bits this flush brought */
 	return credited;
 }

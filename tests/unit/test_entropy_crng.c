@@ -398,6 +398,49 @@ static void test_owed_reseed_waits_for_bits_and_urandom_serves_on(void **state)
 	check_identity(&r);
 }
 
+/*
+ * Keys made apart (rng_crng_keys_apart, as the appliance does): one
+ * extraction round a poll, eight in all, and the key the flush would have
+ * made when nothing comes between the rounds. Until the last round the key
+ * is still owed: /dev/random waits and urandom serves from none.
+ */
+static void test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs(void **state)
+{
+	static struct rng whole;
+	uint8_t buf[16];
+	unsigned polls = 0;
+
+	(void)state;
+	rng_init(&whole, RNG_CREDIT_MEASURED);
+	rng_init(&r, RNG_CREDIT_MEASURED);
+	rng_crng_keys_apart(&r);
+	rng_mix_uncredited(&whole, "boot", 4);
+	rng_mix_uncredited(&r, "boot", 4);
+	flush_with_credit(&whole, RNG_CRNG_KEY_BITS + 100);
+	flush_with_credit(&r, RNG_CRNG_KEY_BITS + 100);
+	assert_int_equal(whole.crng_keys, 1);
+	assert_int_equal(r.crng_keys, 0);              /* the flush left it to the polls */
+	while (rng_crng_poll(&r)) {
+		polls++;
+		if (r.crng_keys)
+			break;
+		assert_int_equal(r.crng_due, 1);
+		assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), 0);
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+		assert_true(polls < 8);
+	}
+	assert_int_equal(polls, 8);
+	assert_int_equal(r.crng_keys, 1);
+	assert_int_equal(r.crng_due, 0);
+	assert_memory_equal(r.crng_key, whole.crng_key, sizeof(r.crng_key));
+	assert_memory_equal(r.primary.words, whole.primary.words, sizeof(r.primary.words));
+	assert_memory_equal(r.secondary.words, whole.secondary.words, sizeof(r.secondary.words));
+	assert_int_equal(r.crng_next, whole.crng_next);
+	assert_int_equal(rng_crng_poll(&r), 0);        /* nothing owed now */
+	check_identity(&r);
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup(test_first_key_goes_before_random, setup),
 		cmocka_unit_test_setup(test_reseed_schedule_in_clock_time, setup),
 		cmocka_unit_test_setup(test_owed_reseed_waits_for_bits_and_urandom_serves_on, setup),
+		cmocka_unit_test_setup(test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
