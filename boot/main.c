@@ -53,6 +53,7 @@ void kmain(uint32_t magic, struct multiboot_info *mbi)
 	serial_enable_irq(COM2);
 	cpu_sti();
 	clock_init();
+	kern_assess_init(&rng_live);                        /* the meter's assessments, in idle time */
 	serial_sources_init(&rng_live);
 	seed_pools(mb);
 	devices_init(&rng_live, &boot_opts);

@@ -45,6 +45,9 @@ void kern_set_tick_sample(void (*fn)(uint32_t jiffies));
 void kern_add_poller(int (*fn)(void));
 /* One pass without sleeping: long commands call it between chunks. */
 void kern_yield(void);
+/* A pass if the current one has run a few ms (a long reply calls it
+ * between lines, bench between its rounds); nothing inside a pass. */
+void kern_pass_if_due(void);
 /* One pass, then sleep until the next interrupt (unless work is pending). */
 void kern_idle(void);
 /* The one bounded wait: passes and sleeps until done() or timeout_ms;
@@ -54,11 +57,31 @@ int kern_wait_until(int (*done)(void), uint32_t timeout_ms);
 uint32_t kern_seeded_ms(void);
 /* Main-loop passes so far (the entropy core's "context switches"). */
 uint32_t kern_passes(void);
+/* The longest pass since boot, in microseconds of the machine's clock. */
+uint32_t kern_loop_max_us(void);
 /* Never returns: notes boot_to_prompt_ms, app_start(), then app_poll() and
  * a pass, forever; app_pending() says the application has input waiting,
  * so the loop must not sleep. */
 void kern_loop(void (*app_start)(void), void (*app_poll)(void), int (*app_pending)(void))
 	__attribute__((noreturn));
+
+/* ---- assess.c: the meter's full assessments in the idle time ---- */
+/* Full assessments of r's sources run here from now on (before any source). */
+void kern_assess_init(struct rng *r);
+/* Each tick's pass: charge the meter's time, hold a finished job's result,
+ * take the next due one. */
+int kern_assess_poll(void);
+/* The idle loop: a job is ready and the budget has time for it; then run
+ * it until the next interrupt (interrupts off on entry and on return). */
+int kern_assess_wants_cpu(void);
+void kern_assess_run(void);
+/* The meter's share of the CPU over the last 10 s, in thousandths. */
+uint32_t kern_meter_permille(void);
+/* The last full assessment's cost, clock ticks of the task (0: none yet). */
+uint64_t kern_assess_last_cost(void);
+/* bench: one full assessment of m in the background task; its cost in
+ * clock ticks (0 if it did not finish in time), the figure in *result. */
+uint64_t kern_assess_bench(struct rng_meter *m, uint32_t *result);
 
 /* ---- devices.c: the interrupt-source devices ---- */
 /* Probe them in a fixed order with the live pools and the boot options;

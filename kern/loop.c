@@ -13,6 +13,12 @@ uint32_t boot_to_prompt_ms;
 static uint32_t seeded_at_ms;
 
 static volatile uint32_t passes;
+/* The longest pass (clock ticks), from one pass's start to the next's
+ * or to the halt; pass_at is 0 while the loop is halted or lends the CPU
+ * to the background task, time that any interrupt ends at once. */
+static uint64_t pass_at, pass_longest;
+static int pass_depth;               /* inside kern_pass (its pollers print too) */
+#define PASS_SLICE_MS 5u             /* kern_pass_if_due: a quarter of the 20 ms bound */
 static int (*input_pending)(void);
 static volatile int tick_flush_due;
 static void (*volatile tick_sample)(uint32_t jiffies);
@@ -69,10 +75,27 @@ uint32_t kern_passes(void)
  * them came in one burst. Every wait and every long command runs passes
  * through here, so a busy appliance still passes and input keeps its credit.
  */
+static void pass_close(uint64_t now)
+{
+	if (pass_at && now - pass_at > pass_longest)
+		pass_longest = now - pass_at;
+}
+
+uint32_t kern_loop_max_us(void)
+{
+	uint64_t us = pass_longest * 1000u / clock_khz();
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
 static int kern_pass(void)
 {
 	int more = 0;
+	uint64_t now = clock_now();
+
+	pass_close(now);
+	pass_at = now;
 	passes++;
+	pass_depth++;
 	if (tick_flush_due) {
 		tick_flush_due = 0;
 		rng_batch_flush(&rng_live);
@@ -82,10 +105,21 @@ static int kern_pass(void)
 		}
 		if (boot_opts.record)
 			kern_record_poll();
+		kern_assess_poll();
+	} else if (rng_crng_poll(&rng_live)) {
+		pass_depth--;
+		return 1;                       /* a key made: the pass's work; pollers next */
 	}
 	for (int i = 0; i < npollers; i++)
 		more |= pollers[i]();
+	pass_depth--;
 	return more;
+}
+
+void kern_pass_if_due(void)
+{
+	if (!pass_depth && pass_at && clock_now() - pass_at >= (uint64_t)clock_khz() * PASS_SLICE_MS)
+		(void)kern_pass();
 }
 
 void kern_yield(void)
@@ -98,10 +132,22 @@ void kern_idle(void)
 	int more = kern_pass();
 	/* Checked with interrupts off, so a wake-up cannot slip in before hlt. */
 	cpu_cli();
-	if (tick_flush_due || more || (input_pending && input_pending()))
+	if (tick_flush_due || more || (input_pending && input_pending())) {
 		cpu_sti();
-	else
+		return;
+	}
+	pass_close(clock_now());
+	pass_at = 0;
+	/* Nothing to do: the meter's full assessment, if one is due and the
+	 * budget allows (assess.c), else the halt. Either ends at the first
+	 * interrupt. */
+	if (kern_assess_wants_cpu()) {
+		kern_assess_run();
+		cpu_sti();
+	} else {
 		irq_wait_halted();
+	}
+	pass_at = clock_now();
 }
 
 int kern_wait_until(int (*done)(void), uint32_t timeout_ms)
