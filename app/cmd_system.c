@@ -16,7 +16,7 @@
 struct status_snap {
 	struct rng_stats st;
 	uint64_t uptime_ms, egd_bytes, rx_dropped;
-	uint32_t seeded_ms, egd_requests, passes, cmos_seconds;
+	uint32_t seeded_ms, egd_requests, passes, cmos_seconds, loop_max_us, meter_permille;
 };
 
 static void status_take(struct status_snap *s)
@@ -32,6 +32,8 @@ static void status_take(struct status_snap *s)
 	s->egd_bytes = egd_bytes;
 	s->passes = kern_passes();
 	s->rx_dropped = serial_rx_dropped[COM1];
+	s->loop_max_us = kern_loop_max_us();
+	s->meter_permille = kern_meter_permille();
 	irq_restore(flags);
 }
 
@@ -75,6 +77,8 @@ int cmd_status(int argc, char **argv)
 	kprintf("boot_to_prompt_ms: %lu\r\n", (unsigned long)boot_to_prompt_ms);
 	kprintf("console_rx_dropped: %s\r\n", u64_str(b, s.rx_dropped));
 	kprintf("cmos_seconds: %lu\r\n", (unsigned long)s.cmos_seconds);
+	kprintf("loop_max_us: %lu\r\n", (unsigned long)s.loop_max_us);
+	kprintf("meter_permille: %lu\r\n", (unsigned long)s.meter_permille);
 	return 0;
 }
 
