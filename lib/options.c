@@ -23,6 +23,7 @@ static const char *const credit_names[] = {
 };
 static const char *const ata_names[] = { "untrusted", "trusted", "off" };
 static const char *const net_names[] = { "untrusted", "off" };
+static const char *const off_on_names[] = { "off", "on" };
 
 const char *stream_mode_name(enum stream_mode m) { return stream_names[m]; }
 const char *credit_name(enum rng_estimator m) { return credit_names[m]; }
@@ -113,6 +114,10 @@ static int apply(struct boot_options *o, char *word)
 		if (parse_u32_range(v, 1, OPT_RECORD_MAX, &n) < 0)
 			return -1;
 		o->record = n;
+	} else if (strcmp(word, "rtc_jitter") == 0) {
+		if ((i = pick(v, off_on_names, 2)) < 0)
+			return -1;
+		o->rtc_jitter = i;
 	} else if (strcmp(word, "ne2k") == 0) {
 		return parse_ne2k(v, o);
 	} else if (strcmp(word, "rtc") == 0) {

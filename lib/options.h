@@ -23,6 +23,7 @@ struct boot_options {
 	uint32_t ne2k_io, ne2k_irq;
 	char ne2k_word[24];           /* the ne2k= word as given, for a later warning */
 	uint32_t record;              /* record=N: first N samples of each trusted source; 0: off */
+	int rtc_jitter;               /* rtc_jitter=on: a test's stand-in for a real PC's rtc (devices.c) */
 };
 
 /* record=N's limit: SP 800-90B 3.1.4's restart test takes 1,000 samples a restart. */
@@ -30,7 +31,7 @@ struct boot_options {
 
 /* The default RTC rate, by what times it (docs/ENTROPY.md, "The RTC"). */
 #define OPT_RTC_HZ_TSC 4096
-#define OPT_RTC_HZ_PIT 1024
+#define OPT_RTC_HZ_PIT 512
 
 #define OPT_WORD_MAX 200               /* longer words are ignored, shown truncated */
 
