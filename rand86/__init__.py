@@ -2,7 +2,7 @@
 
 The one place that knows how rand86 is started under QEMU: qemu_argv()
 in rand86.qemu builds every command line (tests, `make run` through
-scripts/run.py, scripts/bench.py, compare.py, rngtest_qemu.py, and the
+scripts/run.py, bench_speed.py, compare.py, rngtest_qemu.py, and the
 KVM probe in accel()). Tests and scripts import the package by name
 from the repository's root (pytest.ini; the scripts run as
 `python3 -m scripts.NAME`).
