@@ -21,7 +21,9 @@ import tempfile
 import threading
 import time
 
-from rand86 import Console, SerialPort, Timeout
+from rand86.console import Console
+from rand86.paths import ELF
+from rand86.serial import SerialPort, Timeout
 
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
@@ -190,7 +192,6 @@ TIME0 = 946684800                    # 2000-01-01 00:00:00 UTC: a fixed CMOS sta
 def iso_with(cmdline, path, elf=None):
     """An ISO like `make iso` whose one GRUB entry boots rand86 with
     `cmdline` (Bochs has no -kernel: options reach it through the loader)."""
-    from rand86 import ELF
     top = tempfile.mkdtemp(prefix="rand86-iso-")
     os.makedirs(os.path.join(top, "boot", "grub"))
     with open(os.path.join(top, "boot", "rand86.elf"), "wb") as f, open(elf or ELF, "rb") as g:

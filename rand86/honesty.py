@@ -21,7 +21,8 @@ import re
 import subprocess
 import time
 
-from rand86 import ROOT, samples2bin
+from rand86 import samples2bin
+from rand86.paths import ROOT
 
 H_ESTIMATE = os.path.join(ROOT, "build", "host", "h_estimate")
 POLL = 0.25               # s between `sources` reads while a stretch runs

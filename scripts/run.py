@@ -6,7 +6,7 @@ Ctrl-A C switches to the monitor); COM2 (the stream port) is a host
 pseudo-terminal, or with --com2-socket PATH a Unix socket that a second
 QEMU's rng-egd connects to (docs/CLIENTS.md); an NE2000 on PCI sits on
 QEMU user networking. The
-command line comes from the harness's qemu_argv() (rand86/__init__.py),
+command line comes from the harness's qemu_argv() (rand86/qemu.py),
 like every other QEMU this project starts; this script prints it and
 then becomes QEMU.
     make run RUN_APPEND="hz=1000 credit=tso"

@@ -156,8 +156,8 @@ def test_halt_3_exits_qemu_with_debug_exit_code():
 def test_halt_on_a_pc_without_debug_exit_ends_with_ok(monkeypatch):
     # A real PC has nothing at port 0xf4: the CPU stops after the reply,
     # which still ends with exactly one line, `ok`, and nothing after it.
-    import rand86
-    monkeypatch.setattr(rand86, "DEBUG_EXIT", "isa-debug-exit,iobase=0x500,iosize=1")
+    import rand86.qemu                 # qemu_argv() reads it there
+    monkeypatch.setattr(rand86.qemu, "DEBUG_EXIT", "isa-debug-exit,iobase=0x500,iosize=1")
     with Rand86() as vm:
         vm.send(b"halt 3\r")
         reply = vm.com1.expect(rb"halt 3\r\n(.*?)ok\r\n", 10).group(1)

@@ -1,0 +1,229 @@
+"""bench's timings of rand86 under QEMU: (a) bench, (e)-(h) boots, streams, 486 speed.
+
+Each function boots its own machine (or several) and returns figures;
+the PIT clock's ratio to host time is here too.
+"""
+import os
+import select
+import statistics
+import subprocess
+import time
+
+from rand86 import Rand86, accel, qemu_argv
+from scripts.bench_build import Failed
+
+BENCH_RUNS = 3
+BOOTS = 3
+STREAM_SECONDS = 3.0
+MEM_TRIES = range(1, 17)       # MiB
+MEM_BOOT_TIMEOUT = 8.0         # s; a TCG boot takes well under 1 s
+
+
+# ---------------------------------------------------------------- (a) bench
+def qemu_bench():
+    runs = []
+    with Rand86() as vm:
+        for _ in range(BENCH_RUNS):
+            out = {}
+            for line in vm.ok("bench", 60):
+                if ": " in line and not line.startswith("#"):
+                    k, v = line.split(": ", 1)
+                    out[k] = v
+            runs.append(out)
+    unit = runs[0].get("unit")
+    res = {"unit": unit}
+    for k in runs[0]:
+        if k == "unit":
+            continue
+        vals = [int(r[k]) for r in runs if r.get(k, "").isdigit()]
+        if len(vals) != len(runs):
+            raise Failed("bench key %s is not a number in every run: %r" % (k, runs))
+        res[k] = int(statistics.median(vals))
+    for k in ("add_timing_entropy", "add_timing_entropy_1999", "batch_flush",
+              "extract_per_byte", "urandom_bytes_per_s", "boot_to_prompt_ms", "cpu_khz"):
+        if k not in res:
+            raise Failed("bench printed no %s: %r" % (k, runs[0]))
+    return res
+
+
+# ---------------------------------------------------------------- (e), (f) raw boots
+def boot_to_prompt(mem=None, timeout=MEM_BOOT_TIMEOUT):
+    """Start QEMU with COM1 on stdout; return (seconds to the prompt or None, note)."""
+    argv = qemu_argv(accel(), com1="stdio", com2="null", mem=mem)
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    buf = b""
+    try:
+        while True:
+            left = timeout - (time.monotonic() - t0)
+            if left <= 0:
+                return None, "no prompt within %.0f s (%d bytes of console output)" % (timeout, len(buf))
+            r, _, _ = select.select([p.stdout], [], [], left)
+            if not r:
+                continue
+            data = os.read(p.stdout.fileno(), 65536)
+            if not data:
+                p.wait(5)
+                msg = buf.decode(errors="replace").strip().splitlines()
+                return None, "QEMU exited (status %s): %s" % (p.returncode, msg[-1] if msg else "no output")
+            buf += data
+            if b"rand86> " in buf:
+                return time.monotonic() - t0, "booted"
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+
+
+def smallest_mem():
+    tries = []
+    for m in MEM_TRIES:
+        secs, note = boot_to_prompt(m)
+        tries.append((m, note))
+        if secs is not None:
+            return m, tries
+    return None, tries
+
+
+def wall_to_prompt():
+    times = []
+    for _ in range(BOOTS):
+        secs, note = boot_to_prompt(timeout=60)
+        if secs is None:
+            raise Failed("boot to prompt: %s" % note)
+        times.append(secs)
+    return statistics.median(times), times
+
+
+# ---------------------------------------------------------------- (g) streams
+def rate(port, seconds):
+    port.read_exact(1, 30)               # flowing
+    n0, t0 = port.available(), time.monotonic()
+    time.sleep(seconds)
+    n1, t1 = port.available(), time.monotonic()
+    return (n1 - n0) / (t1 - t0)
+
+
+def com1_stream_rate():
+    with Rand86() as vm:
+        vm.send("stream urandom\r")
+        vm.com1.expect(rb"stream urandom\r\n")
+        bps = rate(vm.com1, STREAM_SECONDS)
+        vm.send(b"\x03")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 60)
+    return bps
+
+
+def com2_stream_rate():
+    with Rand86(append="stream=urandom") as vm:
+        return rate(vm.com2, STREAM_SECONDS)
+
+
+HEADLESS_RANDOM_SECONDS = 30.0
+
+
+def com2_random_rate():
+    """/dev/random bytes a second on COM2 at the defaults (stream=random),
+    nobody typing: what the timer and the rtc earn."""
+    with Rand86() as vm:
+        return rate(vm.com2, HEADLESS_RANDOM_SECONDS)
+
+
+# ---------------------------------------------------------------- (h) icount
+ICOUNT_SHIFT = 6
+NS_PER_INSN = 1 << ICOUNT_SHIFT
+ICOUNT_BYTES = 100000
+ICOUNT_TRIES = 5
+
+
+def guest_ms_for(vm, line, nbytes, timeout=300):
+    """Guest milliseconds (status uptime_ms) that `line` takes to print nbytes or more."""
+    t0 = int(vm.status()["uptime_ms"])
+    vm.send(line + "\r")
+    vm.com1.read_exact(nbytes, timeout)
+    vm.com1.expect(rb"\r\nok\r\nrand86> ", timeout)
+    return int(vm.status()["uptime_ms"]) - t0
+
+
+def icount_figures():
+    """bench and COM1 urandom under -icount: the TSC then counts virtual ns."""
+    res = {}
+    with Rand86(accel_name="tcg", extra=["-icount", "shift=%d,sleep=off" % ICOUNT_SHIFT]) as vm:
+        out = {}
+        for line in vm.ok("bench", 300):
+            if ": " in line and not line.startswith("#"):
+                k, v = line.split(": ", 1)
+                out[k] = v
+        if out.get("unit") != "cycles":
+            raise Failed("bench under icount printed unit %r" % out.get("unit"))
+        ns = 1e6 / int(out["cpu_khz"])              # TSC ticks are virtual ns (cpu_khz ~1e6)
+        for k in ("add_timing_entropy", "batch_flush", "extract_per_byte", "rtc_period"):
+            res[k] = int(out[k]) * ns / NS_PER_INSN
+        res["bench_bps"] = int(out["urandom_bytes_per_s"])
+        n = ICOUNT_BYTES
+        # Under -icount ...,sleep=off no source credits without input (the
+        # timer's deltas are exact), so urandom waits for seeding: type first.
+        vm.seed()
+        # The least of a few: when the host reader falls behind, QEMU's
+        # chardev holds THRE clear, the guest idles and guest time jumps.
+        ms = min(guest_ms_for(vm, "urandom %d bin" % n, n) for _ in range(ICOUNT_TRIES))
+        res["bin_bps"] = n * 1000.0 / ms
+        res["bin_insn"] = ms * 1e6 / NS_PER_INSN / n
+        # hex: 64 digits and CRLF a 32-byte line
+        ms = min(guest_ms_for(vm, "urandom %d" % n, n * 2 + (n // 32) * 2) for _ in range(ICOUNT_TRIES))
+        res["hex_bps"] = n * 1000.0 / ms
+        res["hex_insn"] = ms * 1e6 / NS_PER_INSN / n
+    return res
+
+
+def urandom_bin_486(append):
+    """-cpu 486 (no TSC: the rtc timed by the PIT latch) at 16 MIPS:
+    `urandom N bin` on COM1 in bytes a second of guest time."""
+    with Rand86(accel_name="tcg", cpu="486", append=append,
+                extra=["-icount", "shift=%d,sleep=off" % ICOUNT_SHIFT]) as vm:
+        vm.seed()
+        ms = min(guest_ms_for(vm, "urandom %d bin" % ICOUNT_BYTES, ICOUNT_BYTES)
+                 for _ in range(ICOUNT_TRIES))
+    return ICOUNT_BYTES * 1000.0 / ms
+
+
+URANDOM_486_BYTES = 40000
+
+
+def urandom_486(shift):
+    """`urandom 40000 bin` on COM1, UART included, on -cpu 486 (no TSC) at
+    -icount shift=SHIFT,sleep=off: bytes a second of guest time, least of
+    ICOUNT_TRIES; keys typed over QMP seed it first."""
+    with Rand86(accel_name="tcg", cpu="486",
+                extra=["-icount", "shift=%d,sleep=off" % shift]) as vm:
+        vm.seed()
+        ms = min(guest_ms_for(vm, "urandom %d bin" % URANDOM_486_BYTES, URANDOM_486_BYTES)
+                 for _ in range(ICOUNT_TRIES))
+    return URANDOM_486_BYTES * 1000.0 / ms
+
+
+def urandom_486_figures():
+    return {8: urandom_486(8), 6: urandom_486(6)}
+
+
+def rtc_cost_486():
+    """urandom at 16 MIPS on a 486 with the rtc at its default rate, and off."""
+    return {"default": urandom_bin_486(""), "off": urandom_bin_486("rtc=off")}
+
+
+# ---------------------------------------------------------------- PIT clock
+def pit_clock_ratio():
+    """-cpu 486 (the PIT clock) at hz=1000: guest uptime_ms over host ms for
+    4 s. Host time, so a figure here and not a test: a loaded host can
+    leave QEMU's PIT timer unserved past channel 2's 55 ms period, which
+    no PIT count can see across."""
+    with Rand86(cpu="486", append="hz=1000 stream=off") as vm:
+        t0, u0 = time.monotonic(), int(vm.status()["uptime_ms"])
+        time.sleep(4.0)
+        t1, u1 = time.monotonic(), int(vm.status()["uptime_ms"])
+    return (u1 - u0) / ((t1 - t0) * 1000)
