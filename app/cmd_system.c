@@ -31,7 +31,7 @@ static void status_take(struct status_snap *s)
 	s->egd_requests = egd_requests;
 	s->egd_bytes = egd_bytes;
 	s->passes = kern_passes();
-	s->rx_dropped = serial_rx_dropped[COM1];
+	s->rx_dropped = serial_rx_dropped(COM1);
 	irq_restore(flags);
 }
 

@@ -74,6 +74,7 @@ struct uart {
 	uint8_t ier;
 	unsigned rx_mark;                       /* a byte value counted on arrival, kept or not */
 	volatile uint32_t rx_marks;
+	volatile uint64_t rx_dropped;           /* bytes lost to a full receive ring */
 	struct entropy_source src;              /* untrusted: bytes anyone can send */
 	struct entropy_source *srcp;            /* &src once registered, NULL before */
 	volatile uint32_t tx_head, tx_tail;     /* head: writer, tail: IRQ */
@@ -88,7 +89,6 @@ static const uint16_t uart_base[2] = { COM1_BASE, COM2_BASE };
 static const int uart_irq[2] = { COM1_IRQ, COM2_IRQ };
 
 static const char *const uart_src_name[2] = { "serial", "serial2" };
-volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
 
 int serial_init(int port, uint32_t baud)
 {
@@ -129,14 +129,13 @@ static void uart_rx(int port, struct uart *u)
 {
 	for (int i = 0; i < UART_RX_MAX_PER_IRQ && (inb(u->base + UART_LSR) & UART_LSR_DR); i++) {
 		uint8_t c = inb(u->base + UART_RBR);
-		serial_rx_bytes[port]++;
 		/* before serial_sources_init, mixed uncredited into the default pool */
 		add_timing_entropy(u->srcp, c | (uint32_t)port << 8);
 		if (c == u->rx_mark)
 			u->rx_marks++;
 		uint32_t next = (u->rx_head + 1) % RX_RING;
 		if (next == u->rx_tail) {
-			serial_rx_dropped[port]++;
+			u->rx_dropped++;
 			continue;
 		}
 		u->rx[u->rx_head] = c;
@@ -323,4 +322,9 @@ void serial_set_rx_mark(int port, uint8_t c)
 uint32_t serial_rx_marks(int port)
 {
 	return uarts[port].rx_marks;
+}
+
+uint64_t serial_rx_dropped(int port)
+{
+	return uarts[port].rx_dropped;
 }
