@@ -214,17 +214,27 @@ size_t serial_tx_space(int port)
 	return (TX_RING - 1) - ((u->tx_head - u->tx_tail) & (TX_RING - 1));
 }
 
-/* Arm the THRE interrupt, and if the transmitter is empty send now: a
- * THRE interrupt that was lost (or never raised) cannot stall the ring.
- * Masked section bound: an IER write, an LSR read and uart_tx's 16 writes. */
+/* Send what fits now and arm the THRE interrupt for the rest, unless it
+ * is armed already: then the transmitter is the handler's. An armed THRE
+ * interrupt always comes (at once if THR is empty, else when the FIFO
+ * empties), and the handler sends whenever LSR.THRE is set, also when
+ * Bochs dropped the THRE cause on an IIR read, so the ring cannot stall.
+ * The order matters: arming with THR empty raises the line at once, and
+ * a THR write here, before the CPU has acknowledged it, drops it again,
+ * which the 8259 answers with a spurious IRQ 7 (8259A datasheet: an IR
+ * input must stay high until the first INTA); under Bochs, 128 in a few
+ * seconds of console use. Masked section bound: an LSR read, uart_tx's
+ * 16 writes and an IER write. */
 static void uart_kick(struct uart *u)
 {
 	unsigned long f = irq_save();
 	if (!(u->ier & UART_IER_THRI)) {
-		u->ier |= UART_IER_THRI;
-		outb(u->base + UART_IER, u->ier);
+		uart_tx(u, inb(u->base + UART_LSR));
+		if (u->tx_tail != u->tx_head) {
+			u->ier |= UART_IER_THRI;
+			outb(u->base + UART_IER, u->ier);
+		}
 	}
-	uart_tx(u, inb(u->base + UART_LSR));
 	irq_restore(f);
 }
 
