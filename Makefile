@@ -177,6 +177,12 @@ $(BUILD)/host/test_drv_rtc: tests/unit/test_drv_rtc.c arch/x86/rtc.c arch/x86/cm
 	@mkdir -p $(dir $@)
 	gcc -Itests/unit/fake $(HOST_CFLAGS) -o $@ tests/unit/test_drv_rtc.c -lcmocka
 
+DRV_TESTS += $(BUILD)/host/test_drv_pic
+$(BUILD)/host/test_drv_pic: tests/unit/test_drv_pic.c arch/x86/pic.c arch/x86/pic.h arch/x86/irq.h \
+		tests/unit/fake/arch/x86/io.h tests/unit/fake/arch/x86/cpu.h | deps
+	@mkdir -p $(dir $@)
+	gcc -Itests/unit/fake $(HOST_CFLAGS) -o $@ tests/unit/test_drv_pic.c -lcmocka
+
 test-drv: $(DRV_TESTS)
 	@for t in $(DRV_TESTS); do echo "== $$t"; $$t || exit 1; done
 

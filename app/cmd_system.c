@@ -4,6 +4,7 @@
 #include "app/serve.h"
 #include "kern/kernel.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/pic.h"
 #include "arch/x86/pit.h"
 #include "arch/x86/clock.h"
 #include "arch/x86/cmos.h"
@@ -15,8 +16,8 @@
  * values must not move between lines (docs/PROTOCOL.md, "status keys"). */
 struct status_snap {
 	struct rng_stats st;
-	uint64_t uptime_ms, egd_bytes, rx_dropped;
-	uint32_t seeded_ms, egd_requests, passes, cmos_seconds, loop_max_us, meter_permille;
+	uint64_t uptime_ms, egd_bytes, rx_dropped, egd_rx_dropped, lost_ticks;
+	uint32_t seeded_ms, egd_requests, passes, cmos_seconds, spurious, loop_max_us, meter_permille;
 };
 
 static void status_take(struct status_snap *s)
@@ -31,7 +32,10 @@ static void status_take(struct status_snap *s)
 	s->egd_requests = egd_requests;
 	s->egd_bytes = egd_bytes;
 	s->passes = kern_passes();
-	s->rx_dropped = serial_rx_dropped[COM1];
+	s->rx_dropped = serial_rx_dropped(COM1);
+	s->egd_rx_dropped = serial_rx_dropped(COM2);
+	s->spurious = pic_spurious();
+	s->lost_ticks = pit_lost_ticks();
 	s->loop_max_us = kern_loop_max_us();
 	s->meter_permille = kern_meter_permille();
 	irq_restore(flags);
@@ -79,6 +83,10 @@ int cmd_status(int argc, char **argv)
 	kprintf("cmos_seconds: %lu\r\n", (unsigned long)s.cmos_seconds);
 	kprintf("loop_max_us: %lu\r\n", (unsigned long)s.loop_max_us);
 	kprintf("meter_permille: %lu\r\n", (unsigned long)s.meter_permille);
+	kprintf("irq_spurious: %lu\r\n", (unsigned long)s.spurious);
+	kprintf("timer_lost_ticks: %s\r\n", u64_str(b, s.lost_ticks));
+	if (boot_opts.stream == STREAM_EGD)
+		kprintf("egd_rx_dropped: %s\r\n", u64_str(b, s.egd_rx_dropped));
 	return 0;
 }
 

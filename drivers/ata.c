@@ -76,6 +76,10 @@
 #define ATA_PROBE_WAIT_MS  500      /* per BSY/DRQ wait during the probe */
 #define ATA_READ_PERIOD_MS 100      /* at most one read per disk per period */
 #define ATA_READ_TIMEOUT_MS 2000    /* a read not completed by then is an error */
+#define ATA_FIRST_READ_MS  0        /* each disk's first read is due at once */
+/* ATA-2, "software reset": the host holds SRST set for at least 5 us;
+ * 10 us leaves a margin for the clock's coarseness (a PIT count is 0.84 us). */
+#define ATA_SRST_US 10
 #define ATA_LBA28_MAX 0x0FFFFFFFu
 
 /* Disk completion times vary with seek and rotational latency on the
@@ -231,7 +235,7 @@ static void ata_irq(int irq)
 static void soft_reset(struct ata_channel *c)
 {
 	outb(c->ctl, ATA_CTL_SRST);
-	clock_delay_us(10);              /* SRST asserted >= 5 us */
+	clock_delay_us(ATA_SRST_US);
 	outb(c->ctl, 0);                 /* nIEN clear again */
 	/* BSY stays set while the drives reset; the poller waits for it
 	 * to clear before issuing the next command (no wait here). */
@@ -394,7 +398,7 @@ int ata_init(struct rng *r, enum ata_mode mode)
 			continue;
 		create_entropy_source(r, &dk->src, dk->name, chans[dk->chan].irq,
 			trusted, ATA_GRANULARITY_KHZ);
-		dk->next_read = deadline_in_ms(0);
+		dk->next_read = deadline_in_ms(ATA_FIRST_READ_MS);
 	}
 	for (int ch = 0; ch < ATA_CHANNELS; ch++) {
 		struct ata_channel *c = &chans[ch];

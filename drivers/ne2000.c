@@ -85,10 +85,20 @@
 #define RX_START 0x46
 #define RX_STOP  0x80
 #define RX_PAGES (RX_STOP - RX_START)
-/* What drain_ring reads of a frame: the 4-byte header (status, next page,
- * count lo/hi) and the first 16 frame bytes; 20 bytes never cross the
- * page, so never the ring's end. */
-#define RX_PEEK_WORDS 10
+/* What drain_ring reads of a frame, in words: the 4-byte header (DP8390D,
+ * 11.0: receive status and next page, then the count) and the first 16
+ * frame bytes; 20 bytes never cross the page, so never the ring's end. */
+#define RX_W_STATUS_NEXT 0     /* low byte: receive status (RSR); high byte: next page */
+#define RX_W_COUNT       1     /* header and frame bytes */
+#define RX_W_FRAME       2     /* frame bytes 0 and 1 */
+#define RX_W(byte) (RX_W_FRAME + (byte) / 2)   /* the word holding frame byte `byte` (even) */
+#define RX_PEEK_FRAME_BYTES 16
+#define RX_PEEK_WORDS RX_W(RX_PEEK_FRAME_BYTES)
+/* Ethernet header (IEEE 802.3, 3.1.1): destination at byte 0, source at
+ * 6, type or length at 12, the payload from 14. */
+#define ETH_SRC     ETH_ALEN
+#define ETH_TYPE    (2 * ETH_ALEN)
+#define ETH_PAYLOAD (ETH_TYPE + 2)
 
 #define FRAME_MIN 60     /* without CRC; header count = frame (+ CRC on real chips) + 4 */
 #define FRAME_MAX 1518   /* with CRC */
@@ -103,6 +113,19 @@
  * with interrupts masked (where PIT-clock deadlines never pass): 1000 reads
  * is about 1 ms at ISA speed, far more than a working chip needs. */
 #define RDC_MAX_POLLS 1000
+/* The receiver restart's waits, on the clock with interrupts on. DP8390D
+ * datasheet, "Buffer ring overflow": after the stop command wait at least
+ * 1.6 ms, the longest frame (1.2 ms at 10 Mbit/s) and a guard band, for a
+ * reception in progress to end. Then ISR.RST, which later datasheets call
+ * "not a reliable indicator": Linux's 8390.c ignores it and waits 10 ms,
+ * and at most that long is waited for it here. */
+#define NE_STOP_WAIT_US 1600
+#define NE_RST_WAIT_MS  10
+/* A board reset (the reset port) ends with ISR.RST set; Linux's ne.c
+ * allows it 20 ms (2*HZ/100) before it calls the card absent. */
+#define NE_RESET_WAIT_MS 20
+/* The test interrupt's way to the 8259: ne.c's autoirq waits 10 ms. */
+#define NE_IRQ_TEST_WAIT_MS 10
 /* Probe and set-up code runs once per boot: built for size, as the
  * Makefile's COLD_OBJS are (the interrupt and poller paths stay -O2). */
 #define NE_BOOT __attribute__((cold))
@@ -204,8 +227,9 @@ static void take_frame(uint8_t status, uint16_t count, const uint16_t w[RX_PEEK_
 		nic.errors++;                /* receive error status */
 	} else {
 		nic.frames++;
-		uint32_t datum = count ^ ((uint32_t)w[5] << 16 | w[6]) ^
-			((uint32_t)w[7] << 8) ^ ((uint32_t)w[8] << 16) ^ w[9];
+		uint32_t datum = count ^ ((uint32_t)w[RX_W(ETH_SRC)] << 16 | w[RX_W(ETH_SRC + 2)]) ^
+			((uint32_t)w[RX_W(ETH_SRC + 4)] << 8) ^ ((uint32_t)w[RX_W(ETH_TYPE)] << 16) ^
+			w[RX_W(ETH_PAYLOAD)];
 		add_timing_entropy(&ne_src, datum);
 	}
 }
@@ -232,8 +256,8 @@ static int drain_ring(int max)
 			ring_corrupt();
 			return 0;
 		}
-		uint8_t status = w[0] & 0xFF, nextpg = w[0] >> 8;
-		uint16_t count = w[1];
+		uint8_t status = w[RX_W_STATUS_NEXT] & 0xFF, nextpg = w[RX_W_STATUS_NEXT] >> 8;
+		uint16_t count = w[RX_W_COUNT];
 		if (header_is_bad(curr, nextpg, count)) {
 			ring_corrupt();
 			return 0;
@@ -293,11 +317,12 @@ static void ring_program(void)
 }
 
 /* DP8390D datasheet, "Buffer ring overflow" recovery: stop, wait 1.6 ms
- * (or ISR.RST), clear the remote byte count, internal loopback, start,
- * remove frames, acknowledge, leave loopback. After an overflow the
- * frames in the ring are good and are taken; after a corrupt header the
- * ring is not and is emptied (rewritten). Poller only, interrupts on:
- * its waits are bounded by the clock (at most ~12 ms). */
+ * and for ISR.RST (NE_STOP_WAIT_US, NE_RST_WAIT_MS), clear the remote
+ * byte count, internal loopback, start, remove frames, acknowledge, leave
+ * loopback. After an overflow the frames in the ring are good and are
+ * taken; after a corrupt header the ring is not and is emptied
+ * (rewritten). Poller only, interrupts on: its waits are bounded by the
+ * clock (at most ~12 ms). */
 static void receiver_restart(void)
 {
 	uint16_t io = nic.io;
@@ -307,8 +332,8 @@ static void receiver_restart(void)
 	else
 		nic.resets++;
 	outb(io + NE_CR, NE_CR_STP | NE_CR_RD2);
-	clock_delay_us(1600);
-	struct deadline d = deadline_in_ms(10);
+	clock_delay_us(NE_STOP_WAIT_US);
+	struct deadline d = deadline_in_ms(NE_RST_WAIT_MS);
 	while (!(inb(io + NE_ISR) & NE_ISR_RST) && !deadline_passed(d))
 		;
 	outb(io + NE_RBCR0, 0);
@@ -323,7 +348,7 @@ static void receiver_restart(void)
 	if (nic.restart_pending) {           /* the ring went bad while taking it */
 		nic.resets++;
 		outb(io + NE_CR, NE_CR_STP | NE_CR_RD2);
-		clock_delay_us(1600);
+		clock_delay_us(NE_STOP_WAIT_US);
 		ring_program();
 		outb(io + NE_CR, NE_CR_STA | NE_CR_RD2);
 	}
@@ -377,7 +402,7 @@ NE_BOOT static int ne_probe(uint16_t io)
 		return -1;                   /* empty I/O range */
 	uint8_t v = inb(io + NE_RESET);
 	outb(io + NE_RESET, v);
-	struct deadline d = deadline_in_ms(20);
+	struct deadline d = deadline_in_ms(NE_RESET_WAIT_MS);
 	while (!(inb(io + NE_ISR) & NE_ISR_RST))
 		if (deadline_passed(d))
 			return -1;
@@ -444,8 +469,8 @@ NE_BOOT static uint16_t ne_irq_test(void)
 	outb(io + NE_RBCR0, 0);
 	outb(io + NE_RBCR1, 0);
 	outb(io + NE_CR, NE_CR_STA | NE_CR_RD0);
-	/* ne.c waits 10 ms; interrupts are on here, so the clock bounds it */
-	struct deadline d = deadline_in_ms(10);
+	/* interrupts are on here, so the clock bounds the wait */
+	struct deadline d = deadline_in_ms(NE_IRQ_TEST_WAIT_MS);
 	while (!(seen = pic_irr() & ~before & free) && !deadline_passed(d))
 		;
 	outb(io + NE_CR, NE_CR_STA | NE_CR_RD2);

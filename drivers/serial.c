@@ -74,6 +74,7 @@ struct uart {
 	uint8_t ier;
 	unsigned rx_mark;                       /* a byte value counted on arrival, kept or not */
 	volatile uint32_t rx_marks;
+	volatile uint64_t rx_dropped;           /* bytes lost to a full receive ring */
 	struct entropy_source src;              /* untrusted: bytes anyone can send */
 	struct entropy_source *srcp;            /* &src once registered, NULL before */
 	volatile uint32_t tx_head, tx_tail;     /* head: writer, tail: IRQ */
@@ -88,7 +89,6 @@ static const uint16_t uart_base[2] = { COM1_BASE, COM2_BASE };
 static const int uart_irq[2] = { COM1_IRQ, COM2_IRQ };
 
 static const char *const uart_src_name[2] = { "serial", "serial2" };
-volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
 
 int serial_init(int port, uint32_t baud)
 {
@@ -129,14 +129,13 @@ static void uart_rx(int port, struct uart *u)
 {
 	for (int i = 0; i < UART_RX_MAX_PER_IRQ && (inb(u->base + UART_LSR) & UART_LSR_DR); i++) {
 		uint8_t c = inb(u->base + UART_RBR);
-		serial_rx_bytes[port]++;
 		/* before serial_sources_init, mixed uncredited into the default pool */
 		add_timing_entropy(u->srcp, c | (uint32_t)port << 8);
 		if (c == u->rx_mark)
 			u->rx_marks++;
 		uint32_t next = (u->rx_head + 1) % RX_RING;
 		if (next == u->rx_tail) {
-			serial_rx_dropped[port]++;
+			u->rx_dropped++;
 			continue;
 		}
 		u->rx[u->rx_head] = c;
@@ -215,17 +214,27 @@ size_t serial_tx_space(int port)
 	return (TX_RING - 1) - ((u->tx_head - u->tx_tail) & (TX_RING - 1));
 }
 
-/* Arm the THRE interrupt, and if the transmitter is empty send now: a
- * THRE interrupt that was lost (or never raised) cannot stall the ring.
- * Masked section bound: an IER write, an LSR read and uart_tx's 16 writes. */
+/* Send what fits now and arm the THRE interrupt for the rest, unless it
+ * is armed already: then the transmitter is the handler's. An armed THRE
+ * interrupt always comes (at once if THR is empty, else when the FIFO
+ * empties), and the handler sends whenever LSR.THRE is set, also when
+ * Bochs dropped the THRE cause on an IIR read, so the ring cannot stall.
+ * The order matters: arming with THR empty raises the line at once, and
+ * a THR write here, before the CPU has acknowledged it, drops it again,
+ * which the 8259 answers with a spurious IRQ 7 (8259A datasheet: an IR
+ * input must stay high until the first INTA); under Bochs, 128 in a few
+ * seconds of console use. Masked section bound: an LSR read, uart_tx's
+ * 16 writes and an IER write. */
 static void uart_kick(struct uart *u)
 {
 	unsigned long f = irq_save();
 	if (!(u->ier & UART_IER_THRI)) {
-		u->ier |= UART_IER_THRI;
-		outb(u->base + UART_IER, u->ier);
+		uart_tx(u, inb(u->base + UART_LSR));
+		if (u->tx_tail != u->tx_head) {
+			u->ier |= UART_IER_THRI;
+			outb(u->base + UART_IER, u->ier);
+		}
 	}
-	uart_tx(u, inb(u->base + UART_LSR));
 	irq_restore(f);
 }
 
@@ -323,4 +332,9 @@ void serial_set_rx_mark(int port, uint8_t c)
 uint32_t serial_rx_marks(int port)
 {
 	return uarts[port].rx_marks;
+}
+
+uint64_t serial_rx_dropped(int port)
+{
+	return uarts[port].rx_dropped;
 }

@@ -32,6 +32,7 @@ int serial_tx_done(int port);
 /* Polled output with interrupts off, for faults. */
 void serial_poll_write(int port, const char *s, size_t n);
 
-/* serial_rx_dropped: bytes lost to a full receive ring. */
-extern volatile uint64_t serial_rx_bytes[2], serial_rx_dropped[2];
+/* Bytes lost to a full receive ring (each still a timing sample). 64
+ * bits: read it with interrupts off. */
+uint64_t serial_rx_dropped(int port);
 #endif

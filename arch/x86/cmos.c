@@ -61,8 +61,11 @@ int cmos_wait_no_update(void)
 void cmos_read_rtc(uint8_t out[CMOS_RTC_BYTES])
 {
 	static const uint8_t regs[CMOS_RTC_BYTES] = {
-		CMOS_SECONDS, CMOS_MINUTES, CMOS_HOURS, CMOS_WEEKDAY, CMOS_DAY, CMOS_MONTH,
-		CMOS_YEAR, CMOS_CENTURY, CMOS_REG_A, CMOS_REG_B,
+		[CMOS_RTC_SEC] = CMOS_SECONDS, [CMOS_RTC_MIN] = CMOS_MINUTES,
+		[CMOS_RTC_HOUR] = CMOS_HOURS, [CMOS_RTC_WEEKDAY] = CMOS_WEEKDAY,
+		[CMOS_RTC_DAY] = CMOS_DAY, [CMOS_RTC_MONTH] = CMOS_MONTH,
+		[CMOS_RTC_YEAR] = CMOS_YEAR, [CMOS_RTC_CENTURY] = CMOS_CENTURY,
+		[CMOS_RTC_A] = CMOS_REG_A, [CMOS_RTC_B] = CMOS_REG_B,
 	};
 	(void)cmos_wait_no_update();
 	for (int i = 0; i < CMOS_RTC_BYTES; i++)
@@ -79,16 +82,20 @@ static unsigned rtc_field(uint8_t v, int binary)
  * PM). Years 00..99 are 2000..2099. */
 uint32_t cmos_rtc_seconds(void)
 {
-	static const uint16_t before[12] = { 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334 };
+	static const uint16_t days_before_month[12] = {
+		0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
+	};
 	uint8_t t[CMOS_RTC_BYTES];
 	cmos_read_rtc(t);
-	int bin = t[9] & CMOS_B_BINARY;
-	unsigned s = rtc_field(t[0], bin), m = rtc_field(t[1], bin), h = rtc_field(t[2] & ~CMOS_HOURS_PM, bin);
-	unsigned d = rtc_field(t[4], bin), mo = rtc_field(t[5], bin), y = rtc_field(t[6], bin);
-	if (!(t[9] & CMOS_B_24H))
-		h = h % 12 + (t[2] & CMOS_HOURS_PM ? 12 : 0);
+	int bin = t[CMOS_RTC_B] & CMOS_B_BINARY;
+	unsigned s = rtc_field(t[CMOS_RTC_SEC], bin), m = rtc_field(t[CMOS_RTC_MIN], bin);
+	unsigned h = rtc_field(t[CMOS_RTC_HOUR] & ~CMOS_HOURS_PM, bin);
+	unsigned d = rtc_field(t[CMOS_RTC_DAY], bin), mo = rtc_field(t[CMOS_RTC_MONTH], bin);
+	unsigned y = rtc_field(t[CMOS_RTC_YEAR], bin);
+	if (!(t[CMOS_RTC_B] & CMOS_B_24H))
+		h = h % 12 + (t[CMOS_RTC_HOUR] & CMOS_HOURS_PM ? 12 : 0);
 	if (s > 59 || m > 59 || h > 23 || d < 1 || d > 31 || mo < 1 || mo > 12 || y > 99)
 		return CMOS_NO_TIME;
-	uint32_t days = y * 365 + (y + 3) / 4 + before[mo - 1] + (d - 1) + (mo > 2 && y % 4 == 0);
+	uint32_t days = y * 365 + (y + 3) / 4 + days_before_month[mo - 1] + (d - 1) + (mo > 2 && y % 4 == 0);
 	return ((days * 24 + h) * 60 + m) * 60 + s;
 }

@@ -30,8 +30,12 @@ void cmos_release(void);
  * progress; -1 if UIP never cleared. */
 int cmos_wait_no_update(void);
 
-/* Seconds, minutes, hours, weekday, day, month, year, century, status A, B. */
-#define CMOS_RTC_BYTES 10
+/* Where cmos_read_rtc puts each register it reads. */
+enum {
+	CMOS_RTC_SEC, CMOS_RTC_MIN, CMOS_RTC_HOUR, CMOS_RTC_WEEKDAY, CMOS_RTC_DAY,
+	CMOS_RTC_MONTH, CMOS_RTC_YEAR, CMOS_RTC_CENTURY, CMOS_RTC_A, CMOS_RTC_B,
+	CMOS_RTC_BYTES
+};
 /* Read the clock registers, after (bounded) waiting out an update in progress.
  * A missing RTC reads 0xFF. */
 void cmos_read_rtc(uint8_t out[CMOS_RTC_BYTES]);

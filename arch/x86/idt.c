@@ -35,8 +35,6 @@ struct __attribute__((packed)) idt_ptr { uint16_t limit; uint32_t base; };
 extern const uint32_t isr_table[IDT_VECTORS];
 static struct idt_entry idt[IDT_VECTORS];
 static irq_handler_t irq_handlers[IRQ_COUNT];
-volatile uint64_t irq_counts[IRQ_COUNT];
-volatile uint32_t irq_spurious;
 
 static const char *const exception_names[IDT_EXCEPTIONS] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -114,11 +112,8 @@ static void irq_dispatch(int irq)
 {
 	irq_woke = cpu_halted;          /* a spurious wake-up takes it too */
 	cpu_halted = 0;
-	if (pic_is_spurious(irq)) {
-		irq_spurious++;
-		return;
-	}
-	irq_counts[irq]++;
+	if (pic_is_spurious(irq))
+		return;                     /* counted, and the EOI it needs sent, there */
 	if (irq_handlers[irq])
 		irq_handlers[irq](irq);
 	pic_eoi(irq);

@@ -21,7 +21,6 @@ typedef void (*irq_handler_t)(int irq);
  * handler, is the cascade (2) or is out of range. */
 int irq_register(int irq, irq_handler_t handler);
 int irq_in_use(int irq);          /* 1 if irq_register would refuse irq */
-extern volatile uint64_t irq_counts[IRQ_COUNT];
 
 /* Halt until an interrupt, with interrupts disabled on entry (so a wake-up
  * cannot slip in before the hlt) and enabled on return. */
@@ -30,5 +29,4 @@ void irq_wait_halted(void);
  * irq_wait_halted(), so the moment it was taken was set by the hardware
  * alone, not by how far the CPU had got through our code. */
 int irq_woke_cpu(void);
-extern volatile uint32_t irq_spurious;
 #endif

@@ -26,6 +26,7 @@
 #define PIC_MASK_ALL       0xFFFF
 
 static uint16_t pic_mask_bits = PIC_MASK_ALL;
+static volatile uint32_t spurious;
 
 static void pic_write_mask(void)
 {
@@ -86,14 +87,21 @@ int pic_is_spurious(int irq)
 {
 	if (irq == 7) {
 		outb(PIC1_CMD, PIC_READ_ISR);
-		return !(inb(PIC1_CMD) & PIC_IR7);
-	}
-	if (irq == 15) {
+		if (inb(PIC1_CMD) & PIC_IR7)
+			return 0;
+	} else if (irq == 15) {
 		outb(PIC2_CMD, PIC_READ_ISR);
-		if (!(inb(PIC2_CMD) & PIC_IR7)) {
-			outb(PIC1_CMD, PIC_EOI);
-			return 1;
-		}
+		if (inb(PIC2_CMD) & PIC_IR7)
+			return 0;
+		outb(PIC1_CMD, PIC_EOI);
+	} else {
+		return 0;
 	}
-	return 0;
+	spurious++;
+	return 1;
+}
+
+uint32_t pic_spurious(void)
+{
+	return spurious;
 }

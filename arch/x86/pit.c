@@ -32,7 +32,7 @@ static uint32_t pit_reload_value;
 static void (*volatile pit_hook)(uint32_t jiffies);
 static int pit_ch2_tracking;
 static uint16_t pit_ch2_last;
-volatile uint64_t pit_lost_ticks;
+static volatile uint64_t lost_ticks;
 static uint8_t pit_port_b_saved;      /* port 0x61 before a one-shot */
 
 /* Counter latch command, then the latched count, low byte first. */
@@ -69,7 +69,7 @@ static void pit_count_merged_ticks(void)
 		pit_ch2_ticks++;
 	}
 	if (jiffies < pit_ch2_ticks) {
-		pit_lost_ticks += pit_ch2_ticks - jiffies;
+		lost_ticks += pit_ch2_ticks - jiffies;
 		jiffies = pit_ch2_ticks;
 	}
 }
@@ -153,6 +153,7 @@ PIT_BOOT void pit_init(unsigned hz)
 }
 
 unsigned pit_hz(void) { return pit_cur_hz; }
+uint64_t pit_lost_ticks(void) { return lost_ticks; }
 uint32_t pit_reload(void) { return pit_reload_value; }
 
 uint16_t pit_read_counter0(void)

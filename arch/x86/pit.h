@@ -25,5 +25,8 @@ void pit_ch2_oneshot_stop(void);              /* port 0x61 as it was before the 
 /* PIT clock only (channel 2 is the TSC's ruler otherwise): count ticks the
  * 8259 merged into jiffies, timed by channel 2 running free. */
 void pit_track_merged_ticks(void);
-extern volatile uint64_t pit_lost_ticks;
+/* Ticks channel 2 found merged and added to jiffies (0 unless tracking):
+ * the tick handler ran more than a tick late. 64 bits: read it with
+ * interrupts off. */
+uint64_t pit_lost_ticks(void);
 #endif

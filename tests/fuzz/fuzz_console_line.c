@@ -60,9 +60,9 @@ static void arrive(unsigned n)
 		if (k > in_len - in_pos)
 			k = in_len - in_pos;
 		uint32_t head = uarts[COM1].rx_head;
-		uint64_t dropped = serial_rx_dropped[COM1];
+		uint64_t dropped = serial_rx_dropped(COM1);
 		pc_uart_send(COM1, in + in_pos, k);
-		size_t stored = k - (size_t)(serial_rx_dropped[COM1] - dropped);
+		size_t stored = k - (size_t)(serial_rx_dropped(COM1) - dropped);
 		for (size_t i = 0; i < k; i++) {
 			if (i < stored)
 				idx_at[(head + i) % RX_RING] = in_pos + i;

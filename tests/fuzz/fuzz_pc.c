@@ -14,7 +14,6 @@ void (*pc_dev_insw)(uint16_t port, uint16_t *buf, uint32_t count);
 uint64_t pc_us;
 int pc_iflag_depth;
 static irq_handler_t handlers[IRQ_COUNT];
-volatile uint64_t irq_counts[IRQ_COUNT];
 
 char pc_log[1 << 16];
 size_t pc_log_len, pc_log_total;
@@ -147,10 +146,8 @@ uint16_t pic_irr(void) { return 0; }
 
 void pc_raise(int irq)
 {
-	if (handlers[irq]) {
-		irq_counts[irq]++;
+	if (handlers[irq])
 		handlers[irq](irq);
-	}
 }
 
 /* ---- the clock: a microsecond per read and 100 per deadline check, so

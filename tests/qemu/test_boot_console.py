@@ -42,6 +42,21 @@ def test_status_has_spec_keys_with_plausible_values():
         assert u2 > u1, "uptime did not advance: %d -> %d" % (u1, u2)
 
 
+def test_status_counters_come_after_the_other_keys_and_stay_0_here():
+    # docs/PROTOCOL.md: irq_spurious and timer_lost_ticks follow cmos_seconds
+    # (stream=egd adds egd_rx_dropped after them)
+    with Rand86() as vm:
+        keys = [l.split(": ", 1)[0] for l in vm.ok("status") if ": " in l]
+        at = keys.index("cmos_seconds")
+        assert keys[at + 1:at + 3] == ["irq_spurious", "timer_lost_ticks"], keys
+        assert "egd_rx_dropped" not in keys, keys
+        st = vm.status()
+        # QEMU's 8259 lowers INTR as soon as a request goes: no spurious
+        # vector ever; and the TSC clock does not track merged ticks
+        assert st["irq_spurious"] == "0", st
+        assert st["clock"] == "tsc" and st["timer_lost_ticks"] == "0", st
+
+
 @pytest.mark.parametrize("cpu", [None, "pentium"])
 def test_cpus_with_tsc_report_tsc_clock(cpu):
     with Rand86(cpu=cpu) as vm:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from rand86 import BROADCAST, SRC_MAC, Rand86, Wire
+from rand86 import BROADCAST, RTC_VM, SRC_MAC, Rand86, Wire
 
 ISA = ["-device", "ne2k_isa,netdev=n0,iobase=0x300,irq=9"]
 PCI = ["-device", "ne2k_pci,netdev=n0"]
@@ -48,6 +48,33 @@ def test_pit_clock_uptime_never_decreases(hz):
         print("hz=%d: %d regressions in %d status replies, worst %d ms" % (
             hz, len(back), len(ups), max([a - b for a, b in back], default=0)))
         assert not back, "uptime_ms went backwards %d times at hz=%d: %r" % (len(back), hz, back[:10])
+
+
+# A 486 at about a million instructions a second (-icount shift=10: 1024
+# ns of guest time each) ticking at hz=1000. A receive interrupt that
+# takes a burst of COM2 bytes, a timing sample each (a few hundred
+# instructions), runs for several ticks; the 8259 merges the ticks that
+# came meanwhile into one, and channel 2 finds them (arch/x86/pit.c).
+SLOW_486 = ["-icount", "shift=10,sleep=off"] + RTC_VM
+BURST = 1024
+
+
+@pytest.mark.timeout(120)
+def test_ticks_merged_behind_a_slow_handler_are_counted():
+    with Rand86(cpu="486", append="hz=1000 stream=off", accel_name="tcg", extra=SLOW_486) as vm:
+        r0 = vm.rtc_seconds()
+        st0 = vm.status()
+        assert st0["clock"] == "pit", st0
+        events = int(vm.sources()["serial2"]["events"])
+        vm.com2.write(bytes(range(256)) * (BURST // 256))
+        vm.wait_events("serial2", events + BURST, timeout=60)    # every byte in, by guest count
+        st1 = vm.status()
+        r1 = vm.rtc_seconds()
+        lost = int(st1["timer_lost_ticks"]) - int(st0["timer_lost_ticks"])
+        print("timer_lost_ticks +%d over %d..%d s of guest time (CMOS clock)" % (lost, r0, r1))
+        assert lost > 0, "no merged tick counted behind %d bytes' interrupts: %r" % (BURST, st1)
+        # no more than the PIT ticked in that guest time
+        assert lost <= 1000 * (r1 - r0 + 1), (lost, r0, r1)
 
 
 # ---- 5. console input at awkward moments ----
