@@ -150,6 +150,19 @@ class Bochs(Console):
             except OSError:
                 return
 
+    def stop_idle_sleep(self):
+        """Keep Bochs from sleeping each time the guest halts, for
+        `clock: sync=none` machines only. Debian's Bochs is built with its
+        idle hack: every HLT calls the term display's sim_is_idle(), a
+        select() of up to 1 ms on Bochs's stdin, our pty; rand86 halts
+        after nearly every pass, so those sleeps set the pace. A line left
+        unread on that pty makes the select return at once. Under sync=none
+        guest time is the instruction count and the sleep never entered
+        it: the guest runs the same, only faster by the wall clock, and
+        Bochs takes a whole core (docs/PC-NOTES.md). The debugger would
+        read the line only if it stopped; an empty one repeats its `c`."""
+        os.write(self.master, b"\n")
+
     def __enter__(self):
         return self
 

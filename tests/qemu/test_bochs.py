@@ -6,6 +6,7 @@ Two machines, one boot each (module fixtures), every run bounded:
        (deterministic), 4 MiB, booted from the floppy image
 Bochs missing is a failure (scripts/deps installs it). Each machine is an
 xdist group: with the suite on several cores, each boots once, in one worker.
+The ISA machine boots once more, alone, for 70 s of uptime.
 """
 import os
 import shutil
@@ -18,6 +19,10 @@ from rand86 import FLOPPY, HDD, ISO, Timeout
 
 NE2K_MAC = "52:54:00:12:34:57"
 FLOOD_BYTES = 20 * 1024
+UPTIME_MS = 70000            # past a minute, and past 65,536 ms (2^16)
+REPLY_GAP_MS = 3000
+IN_FLIGHT = 3
+STATUS_REPLY = rb"status\r\n(version: .*?)\r\nok\r\nrand86> "
 
 def machine(kind, scratch):
     if kind == "pci":
@@ -128,3 +133,64 @@ def flood_then_status(bochs):
     bochs.com1.expect(rb"rand86> ", 20)
     after = int(bochs.status()["uptime_ms"])
     assert after > before, (before, after)
+
+
+@pytest.mark.timeout(300)
+def test_bochs_isa_answers_status_past_a_minute_of_uptime():
+    """The ISA machine (sync=none), nobody typing, asked `status` until
+    its uptime_ms passes UPTIME_MS: each reply within REPLY_GAP_MS of
+    guest time of the one before, every byte read as it comes.
+    IN_FLIGHT statuses are always queued in the guest, so the gap between
+    two replies' uptime_ms is the guest's own (the next one is waiting
+    when a reply ends) and the host's latency enters only when it falls
+    IN_FLIGHT replies behind. Measured on the tree of eb03b52: gaps of
+    5-7 ms, and every ~4.4 s one of 1.2 to 1.45 s, the rtc source's full
+    assessment (~13 M instructions at 10 M ips; entropy/measure.c);
+    REPLY_GAP_MS is twice that. A guest that stops answering altogether
+    is caught by the wall-clock wait for the next reply. Bochs's idle
+    sleeps are off (stop_idle_sleep; docs/PC-NOTES.md): 19 s of host
+    time here instead of 92, the guest's instructions unchanged."""
+    from rand86.bochs import Bochs
+    assert shutil.which("bochs"), "bochs is not installed: scripts/deps installs it"
+    assert os.path.exists(FLOPPY), "%s missing: make floppy" % FLOPPY
+    scratch = tempfile.mkdtemp(prefix="rand86-bochs-uptime-")
+    shutil.copyfile(FLOPPY, os.path.join(scratch, "floppy.img"))
+    t0 = time.monotonic()
+    with Bochs(machine("isa", scratch), boot_timeout=90) as vm:
+        vm.stop_idle_sleep()
+        first, last, worst, replies = answers_until(vm, UPTIME_MS)
+    print("bochs isa: %d statuses, uptime_ms %d -> %d, worst gap %d ms (at %d), %.1f s wall"
+          % (replies, int(first["uptime_ms"]), int(last["uptime_ms"]), worst[0], worst[1],
+             time.monotonic() - t0))
+    assert last["console_rx_dropped"] == first["console_rx_dropped"], (first, last)
+    shutil.rmtree(scratch)
+
+
+def answers_until(vm, uptime_ms):
+    """`status` with IN_FLIGHT queued until a reply's uptime_ms reaches
+    uptime_ms; each gap checked. Returns the first and last replies,
+    (worst gap, uptime_ms before it) and the count."""
+    vm.com1.skip_all()
+    vm.send(b"status\r" * IN_FLIGHT)
+    first = prev = None
+    worst, replies = (0, 0), 0
+    while prev is None or int(prev["uptime_ms"]) < uptime_ms:
+        try:
+            m = vm.com1.expect(STATUS_REPLY, vm.cmd_timeout)
+        except Timeout as e:
+            raise AssertionError("no status reply after uptime_ms %s (reply %d): %s"
+                                 % (prev and prev["uptime_ms"], replies + 1, e)) from None
+        vm.send(b"status\r")
+        st = dict(l.split(": ", 1) for l in m.group(1).decode().split("\r\n") if ": " in l)
+        replies += 1
+        if prev is not None:
+            gap = int(st["uptime_ms"]) - int(prev["uptime_ms"])
+            assert 0 <= gap <= REPLY_GAP_MS, \
+                "status reply %d came %d ms of guest time after the one at uptime_ms %s" \
+                % (replies, gap, prev["uptime_ms"])
+            worst = max(worst, (gap, int(prev["uptime_ms"])))
+        first = first or st
+        prev = st
+    for _ in range(IN_FLIGHT):
+        vm.com1.expect(STATUS_REPLY, vm.cmd_timeout)
+    return first, prev, worst, replies
