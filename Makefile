@@ -16,7 +16,7 @@ NEWLIB_LIBC   := $(NEWLIB_PREFIX)/i386-elf/lib/libc.a
 
 # --- the kernel ---
 # No padding between functions, loops and jumps (-falign-*=1): 620 bytes of
-# the 64 KiB image budget; the 386 has no cache to align for and the 486's
+# the 96 KiB image budget; the 386 has no cache to align for and the 486's
 # 16-byte prefetch gains little on code this small.
 KCFLAGS := -m32 -march=i386 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 -mgeneral-regs-only \
@@ -57,7 +57,7 @@ $(NEWLIB_STAMP): | deps
 	rm -rf $(BUILD)/newlib-src $(BUILD)/newlib-obj
 	touch $@
 
-# Cold code, built for size to keep text+data < 64 KiB: the VGA dashboard
+# Cold code, built for size to keep text+data < 96 KiB: the VGA dashboard
 # (and drivers/vga.c) redraws one row per main-loop pass four times a second (-Os saves ~3.8
 # KB); the shell, its commands, the option parser and its warnings, the
 # formatting helpers (64-bit decimals, escapes), the bench harness around
