@@ -354,15 +354,46 @@ int cmd_samples(int argc, char **argv)
 /* ---- COM2: raw bytes from boot on, as stream= says ---- */
 /*
  * Typed input goes first. The shell reads at most 64 bytes between two
- * passes, and a pass that makes CHUNK urandom bytes is long on a slow
- * CPU: about 27 ms under Bochs at 10 M instructions a second, while
+ * passes, and a pass that made CHUNK urandom bytes at once was long on a
+ * slow CPU: about 27 ms under Bochs at 10 M instructions a second, while
  * COM1's line brings some 300 bytes in that time at 115200 baud. COM1's
  * receive ring overflowed: 15,129 of 20,489 bytes of noise were lost,
  * and with them the Ctrl-C and the command typed after it. So no bytes
  * are made while the shell has input to read. A command's type-ahead
  * does not count (the shell reads none while it runs), so typing slows
  * the stream down and never stops it for good.
+ *
+ * And a pass makes bytes for at most STREAM_SLICE_MS, in STREAM_PIECE
+ * reads. v1.89's urandom (credit=xymoron, credit=tso) hashes the whole
+ * secondary pool for each 10 bytes: ~688 instructions a byte at 486
+ * speed, so CHUNK bytes were 44 ms of a 4 MIPS CPU in one pass, over the
+ * 20 ms bound of docs/PROTOCOL.md ("Responsiveness"), and a long
+ * console reply that hands its passes out (kern_pass_if_due) took that
+ * much a line. ChaCha20 (credit=measured) makes CHUNK bytes well inside
+ * the slice. The piece is small enough that one at 4 MIPS, after a
+ * slice just missed, keeps the pass inside the bound.
  */
+#define STREAM_SLICE_MS 2u
+#define STREAM_PIECE    32u
+
+static size_t stream_make(uint8_t *buf, size_t want)
+{
+	uint64_t t0 = clock_now(), slice = (uint64_t)clock_khz() * STREAM_SLICE_MS;
+	size_t made = 0;
+
+	while (made < want && clock_now() - t0 < slice) {
+		size_t n = want - made < STREAM_PIECE ? want - made : STREAM_PIECE, k;
+		if (boot_opts.stream == STREAM_RANDOM)
+			k = rng_read_random(&rng_live, buf + made, n);
+		else
+			k = rng_read_urandom(&rng_live, buf + made, n);   /* 0 until seeded */
+		made += k;
+		if (k < n)
+			break;                   /* the pool ran dry: the rest next pass */
+	}
+	return made;
+}
+
 static int stream_port_poll(void)
 {
 	uint8_t buf[CHUNK];
@@ -371,14 +402,9 @@ static int stream_port_poll(void)
 		return 0;                    /* the host is not reading: wait, lose nothing */
 	if (shell_input_pending())
 		return 0;                    /* the shell reads first; kern_idle() will not halt */
-	size_t want = room < CHUNK ? room : CHUNK, k = want;
-	if (boot_opts.stream == STREAM_RANDOM) {
-		if (console_random_waiting)
-			return 0;                /* a console reader waits: it goes first */
-		k = rng_read_random(&rng_live, buf, want);
-	} else {
-		k = rng_read_urandom(&rng_live, buf, want);   /* 0 until seeded */
-	}
+	if (boot_opts.stream == STREAM_RANDOM && console_random_waiting)
+		return 0;                    /* a console reader waits: it goes first */
+	size_t k = stream_make(buf, room < CHUNK ? room : CHUNK);
 	if (k) {
 		serial_write_some(COM2, buf, k);     /* fits: room was checked */
 		stream_port_bytes += k;
