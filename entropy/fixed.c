@@ -22,13 +22,14 @@
  * Logarithms, roots, powers
  **********************************************************************/
 
+/* The top set bit's index (0 for x = 0): one bsr on a half, no loop. */
 static uint32_t rng_msb64(uint64_t x)
 {
-	uint32_t k = 0;
+	uint32_t hi = (uint32_t)(x >> 32), lo = (uint32_t)x;
 
-	while (x >>= 1)
-		k++;
-	return k;
+	if (hi)
+		return 63u - (uint32_t)__builtin_clz(hi);
+	return lo ? 31u - (uint32_t)__builtin_clz(lo) : 0u;
 }
 
 uint32_t rng_log2_q16(uint64_t x)
@@ -42,7 +43,8 @@ uint32_t rng_log2_q16(uint64_t x)
 	/* y in [2^31, 2^32): x / 2^k as Q31 (truncated: never above) */
 	y = k >= 31 ? x >> (k - 31) : x << (31 - k);
 	for (bit = 1u << 15; bit; bit >>= 1) {
-		y = (y * y) >> 31;
+		/* y < 2^32 here: one 32x32 multiply (a single mul on a 386) */
+		y = ((uint64_t)(uint32_t)y * (uint32_t)y) >> 31;
 		if (y >= (1ull << 32)) {
 			y >>= 1;
 			frac |= bit;

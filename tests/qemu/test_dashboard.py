@@ -37,7 +37,9 @@ def wait_dashboard(vm, timeout=10):
     deadline = time.monotonic() + timeout
     while True:
         lines = screen(vm)
-        if any(l.startswith("Source") for l in lines):
+        # the dashboard draws a row a pass, top to bottom: whole once the
+        # help line, its last row, is on screen
+        if any(l.startswith("Source") for l in lines) and any(l.startswith("Bars:") for l in lines):
             return lines
         if time.monotonic() > deadline:
             raise AssertionError("no dashboard on screen:\n" + show(lines))
