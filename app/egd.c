@@ -89,12 +89,19 @@ static void egd_get_bits(void)
 	egd_send(be, 4);
 }
 
-/* 0x01 n: k <= n bytes that can be had now, preceded by k. */
+/* 0x01 n: k <= n bytes that can be had now, preceded by k. "Now" is
+ * at most EGD_NOWAIT_SLICE_MS of making them: on a 4 MIPS 386 each
+ * /dev/random read of RNG_APART_BYTES costs ~3 ms, and 255 bytes made in
+ * one pass would hold it for ~80 ms (docs/PROTOCOL.md, "Responsiveness").
+ * The client asks again for the rest, as it does when the pool is dry. */
+#define EGD_NOWAIT_SLICE_MS 2u
+
 static void egd_read_nowait(unsigned n)
 {
 	uint8_t buf[256], k = 0;
+	uint64_t t0 = clock_now(), slice = (uint64_t)clock_khz() * EGD_NOWAIT_SLICE_MS;
 
-	while (k < n) {
+	while (k < n && clock_now() - t0 < slice) {
 		size_t want = n - k < EGD_CHUNK ? n - k : EGD_CHUNK;
 		size_t got = console_random_waiting ? 0 : rng_read_random(&rng_live, buf + k, want);
 		if (!got)

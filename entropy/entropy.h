@@ -212,6 +212,12 @@ struct rng {
 	unsigned crng_round;
 	uint64_t crng_begun;
 	uint8_t crng_part[32];
+	/* reads apart (rng_reads_apart): at most RNG_APART_BYTES a read, and
+	 * the catastrophic reseed in rounds: rounds left (0: none under way)
+	 * and the primary's bytes extracted so far */
+	int reads_apart;
+	unsigned reseed_left;
+	uint32_t reseed_buf[(RNG_SEC_XFER_BYTES + 3) / 4];
 	/* the meter: full assessments run apart (rng_defer_full_assessments),
 	 * the source assessed last, and time spent measuring in the flush
 	 * (rng_plat->now() ticks) */
@@ -275,6 +281,17 @@ void free_entropy_source(struct entropy_source *src);   /* unlink from registry 
  * of its own, instead of in the flush. */
 void rng_crng_keys_apart(struct rng *r);
 int rng_crng_poll(struct rng *r);            /* 1 if it made a key */
+
+/* The v1.89 extraction paths in bounded steps, for a kernel whose passes
+ * must stay short: each read (rng_read_random, and rng_read_urandom under
+ * credit=xymoron and tso) serves at most RNG_APART_BYTES, and the
+ * catastrophic reseed (a 340-byte extraction of the primary, ~340 k
+ * instructions) is made one round a call of rng_apart_poll(), reads
+ * serving 0 bytes meanwhile. rng_apart_poll() also makes urandom's key
+ * rounds when keys are apart. 1 if it did a round of either. */
+#define RNG_APART_BYTES RNG_EXTRACT_BYTES
+void rng_reads_apart(struct rng *r);
+int rng_apart_poll(struct rng *r);
 
 /* Full assessments apart from the flush (docs/ENTROPY.md, "What the meter
  * costs"): from now on, and for every source created later, a due full

@@ -518,12 +518,23 @@ static size_t rng_primary_above(const struct rng *r, unsigned reserve)
  * mix a whole buffer, as v1.89 did from a primary holding less than it
  * output, but debit only what lies above the reserve.
  */
+/* A catastrophic reseed's debit: a whole buffer's bits, down to the
+ * reserve on the urandom path. */
+static void rng_reseed_debit(struct rng *r, unsigned reserve)
+{
+	size_t bits = 8 * sizeof(r->reseed_buf);
+
+	if (reserve && bits > rng_primary_above(r, reserve))
+		bits = rng_primary_above(r, reserve);
+	r->spent_bits += rng_debit(&r->primary, bits);
+}
+
 static void rng_xfer_secondary(struct rng *r, size_t nbytes, unsigned reserve)
 {
 	uint32_t tmp[(RNG_SEC_XFER_BYTES + 3) / 4];
 	struct rng_pool *s = &r->secondary;
 	size_t have = (size_t)s->entropy_count / 8;
-	size_t bytes, limit, bits;
+	size_t bytes, limit;
 	unsigned taken, credited;
 
 	memset(tmp, 0, sizeof(tmp));
@@ -543,19 +554,57 @@ static void rng_xfer_secondary(struct rng *r, size_t nbytes, unsigned reserve)
 			r->spent_bits += taken - credited;
 		}
 	}
-	if (r->extracted_since_reseed >= RNG_RESEED_BYTES) {
+	if (r->extracted_since_reseed >= RNG_RESEED_BYTES && !r->reads_apart) {
 		/* The whole buffer is extracted and mixed as in v1.89; only its
 		 * debit is bounded by the reserve on the urandom path. */
-		bits = 8 * sizeof(tmp);
-		if (reserve && bits > rng_primary_above(r, reserve))
-			bits = rng_primary_above(r, reserve);
-		r->spent_bits += rng_debit(&r->primary, bits);
+		rng_reseed_debit(r, reserve);
 		rng_pool_extract(&r->primary, tmp, sizeof(tmp));
 		rng_mix_words(s, tmp, sizeof(tmp) / 4);
 		r->extracted_since_reseed = 0;
 		r->reseeds++;
 	}
 	rng_wipe(tmp, sizeof(tmp));
+}
+
+/*
+ * Reads apart: a reseed that is due is begun by the read that finds it
+ * due, which serves nothing; rng_apart_poll() then extracts the primary
+ * one round a call into reseed_buf and, after the last, mixes the whole
+ * buffer into the secondary as rng_xfer_secondary() does at once. v1.89
+ * itself let the scheduler in between the rounds of a long extraction
+ * (extract_entropy's need_resched check); a flush between rounds mixes
+ * into the primary being extracted, which only adds to what it gives.
+ * The debit is taken when the reseed begins, so no read takes those bits
+ * meanwhile. 1 when a reseed is under way (the read must wait).
+ */
+static int rng_reseed_waits(struct rng *r, unsigned reserve)
+{
+	if (!r->reads_apart)
+		return 0;
+	if (!r->reseed_left && r->extracted_since_reseed >= RNG_RESEED_BYTES) {
+		rng_reseed_debit(r, reserve);
+		r->reseed_left = (sizeof(r->reseed_buf) + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES;
+	}
+	return r->reseed_left != 0;
+}
+
+static void rng_reseed_round(struct rng *r)
+{
+	uint8_t out[RNG_EXTRACT_BYTES], *buf = (uint8_t *)r->reseed_buf;
+	unsigned rounds = (sizeof(r->reseed_buf) + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES;
+	size_t at = (size_t)(rounds - r->reseed_left) * RNG_EXTRACT_BYTES, n;
+
+	rng_extract_round(&r->primary, out);
+	n = sizeof(r->reseed_buf) - at < RNG_EXTRACT_BYTES ? sizeof(r->reseed_buf) - at :
+		RNG_EXTRACT_BYTES;
+	memcpy(buf + at, out, n);
+	rng_wipe(out, sizeof(out));
+	if (--r->reseed_left)
+		return;
+	rng_mix_words(&r->secondary, r->reseed_buf, sizeof(r->reseed_buf) / 4);
+	rng_wipe(r->reseed_buf, sizeof(r->reseed_buf));
+	r->extracted_since_reseed = 0;
+	r->reseeds++;
 }
 
 /* Serve nbytes (<= RNG_SEC_XFER_BYTES) from the secondary pool. */
@@ -704,6 +753,20 @@ int rng_crng_poll(struct rng *r)
 	return 1;
 }
 
+void rng_reads_apart(struct rng *r)
+{
+	r->reads_apart = 1;
+}
+
+int rng_apart_poll(struct rng *r)
+{
+	if (r->reseed_left) {
+		rng_reseed_round(r);
+		return 1;
+	}
+	return r->crng_apart && rng_crng_poll(r);
+}
+
 void rng_bench_crng_key(struct rng *r)
 {
 	rng_pool_extract(&r->primary, r->crng_key, sizeof(r->crng_key));
@@ -736,9 +799,13 @@ size_t rng_read_random(struct rng *r, void *buf, size_t len)
 
 	if (n > RNG_SEC_XFER_BYTES)
 		n = RNG_SEC_XFER_BYTES;
+	if (r->reads_apart && n > RNG_APART_BYTES)
+		n = RNG_APART_BYTES;
 	if (n > avail)
 		n = avail;
 	if (n == 0 || rng_crng_owed(r))    /* urandom's key goes first */
+		return 0;
+	if (rng_reseed_waits(r, 0))
 		return 0;
 	rng_extract_secondary(r, buf, n, 0);
 	r->random_bytes += n;
@@ -778,12 +845,19 @@ size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
 
 	if (!rng_urandom_ready(r))
 		return 0;
-	r->urandom_bytes += len;
 	if (r->estimator == RNG_CREDIT_MEASURED) {
+		r->urandom_bytes += len;
 		rng_crng_serve(r, dst, len);
 		return served;
 	}
+	if (rng_reseed_waits(r, RNG_URANDOM_RESERVE_BITS))
+		return 0;
+	if (r->reads_apart && len > RNG_APART_BYTES)
+		len = RNG_APART_BYTES;
+	served = len;
 	while (len) {
+		if (r->reads_apart && r->extracted_since_reseed >= RNG_RESEED_BYTES)
+			break;                  /* the reseed first: the next read begins it */
 		/* Chunks end where the next catastrophic reseed is due. */
 		n = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
 		if (r->extracted_since_reseed < RNG_RESEED_BYTES &&
@@ -793,6 +867,8 @@ size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
 		dst += n;
 		len -= n;
 	}
+	served -= len;
+	r->urandom_bytes += served;
 	return served;
 }
 

@@ -76,6 +76,7 @@ void kern_assess_init(struct rng *r)
 	task_init(task_stack, sizeof(task_stack), assess_body);
 	rng_defer_full_assessments(r);
 	rng_crng_keys_apart(r);
+	rng_reads_apart(r);
 	accrued_at = clock_now();
 	meter_seen = r->meter_ticks;
 }

@@ -106,9 +106,9 @@ static int kern_pass(void)
 		if (boot_opts.record)
 			kern_record_poll();
 		kern_assess_poll();
-	} else if (rng_crng_poll(&rng_live)) {
+	} else if (rng_apart_poll(&rng_live)) {
 		pass_depth--;
-		return 1;                       /* a key made: the pass's work; pollers next */
+		return 1;                       /* a key's or a reseed's round: the pass's work */
 	}
 	for (int i = 0; i < npollers; i++)
 		more |= pollers[i]();

@@ -441,6 +441,84 @@ static void test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs(void *
 	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
 }
 
+/*
+ * Reads apart (rng_reads_apart, as the appliance does), credit=xymoron:
+ * each read serves at most RNG_APART_BYTES, a read stops where the
+ * catastrophic reseed is due, the next read begins the reseed and serves
+ * nothing, and rng_apart_poll() makes it one extraction round a call, 34
+ * in all (340 bytes), reads serving nothing meanwhile. With nothing
+ * between the rounds, the bytes served and the pools after are those of
+ * the one-shot form read in the same sizes.
+ */
+static void test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot(void **state)
+{
+	static struct rng whole;
+	static uint8_t a[2048], b[2048];
+	uint8_t buf[64];
+	size_t got_a = 0, got_b = 0, k;
+	unsigned polls = 0;
+
+	(void)state;
+	rng_init(&whole, RNG_CREDIT_XYMORON);
+	rng_init(&r, RNG_CREDIT_XYMORON);
+	rng_reads_apart(&r);
+	rng_mix_uncredited(&whole, "boot", 4);
+	rng_mix_uncredited(&r, "boot", 4);
+	flush_with_credit(&whole, 2000);
+	flush_with_credit(&r, 2000);
+	/* up to the reseed: the apart reads, capped, set the sizes */
+	while (got_a < sizeof(a) - sizeof(buf)) {
+		k = rng_read_urandom(&r, buf, sizeof(buf));
+		if (k == 0)
+			break;
+		assert_true(k <= RNG_APART_BYTES);
+		memcpy(a + got_a, buf, k);
+		got_a += k;
+		assert_int_equal(rng_read_urandom(&whole, b + got_b, k), k);
+		got_b += k;
+	}
+	assert_int_equal(got_a, RNG_RESEED_BYTES);      /* stopped where the reseed is due */
+	assert_int_equal(r.reseeds, 0);
+	while (rng_apart_poll(&r)) {
+		polls++;
+		if (r.reseeds)
+			break;
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+		assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), 0);
+		assert_true(polls < 34);
+	}
+	assert_int_equal(polls, 34);
+	assert_int_equal(rng_apart_poll(&r), 0);        /* nothing under way */
+	/* the one-shot form reseeds inside its next read, of the same size */
+	k = rng_read_urandom(&r, a + got_a, sizeof(buf));
+	assert_int_equal(k, RNG_APART_BYTES);
+	assert_int_equal(rng_read_urandom(&whole, b + got_b, k), k);
+	got_a += k;
+	got_b += k;
+	assert_int_equal(whole.reseeds, 1);
+	assert_memory_equal(a, b, got_a);
+	assert_memory_equal(r.primary.words, whole.primary.words, sizeof(r.primary.words));
+	assert_memory_equal(r.secondary.words, whole.secondary.words, sizeof(r.secondary.words));
+	assert_int_equal(r.spent_bits, whole.spent_bits);
+	check_identity(&r);
+	/* /dev/random apart: at most RNG_APART_BYTES a read too */
+	flush_with_credit(&r, 1000);
+	assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), RNG_APART_BYTES);
+	check_identity(&r);
+}
+
+/* credit=measured's ChaCha20 reads are cheap (~37 instructions a byte):
+ * reads apart leave them whole. */
+static void test_reads_apart_leave_chacha20_reads_whole(void **state)
+{
+	uint8_t buf[256];
+
+	(void)state;
+	seed_measured(&r, 0);
+	rng_reads_apart(&r);
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +533,8 @@ int main(void)
 		cmocka_unit_test_setup(test_reseed_schedule_in_clock_time, setup),
 		cmocka_unit_test_setup(test_owed_reseed_waits_for_bits_and_urandom_serves_on, setup),
 		cmocka_unit_test_setup(test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs, setup),
+		cmocka_unit_test_setup(test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot, setup),
+		cmocka_unit_test_setup(test_reads_apart_leave_chacha20_reads_whole, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
