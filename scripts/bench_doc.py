@@ -76,7 +76,7 @@ def notes_slow_machines():
   the same boot, judged by `ea_non_iid -i FILE 8` (fewer samples than the
   tool's million: docs/ENTROPY.md quotes longer captures).
 - rtc: `urandom %d bin` as under 486 speed, on `-cpu 486` (the rtc timed by
-  the PIT latch), with the rtc at its default (1024 Hz there) and rtc=off, the
+  the PIT latch), with the rtc at its default (512 Hz there) and rtc=off, the
   least of %d runs each; there the rtc's samples find the CPU busy and are
   mixed unmeasured, so the cost is the handler's, as on a 486 serving flat
   out. COM2: /dev/random bytes the host read over %.0f s at the defaults,

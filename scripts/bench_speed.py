@@ -1,4 +1,4 @@
-"""bench's timings of rand86 under QEMU: (a) bench, (e)-(h) boots, streams, 486 speed.
+"""bench's timings of rand86 under QEMU: (a) bench, (e)-(h) boots, streams, 486 speed, (l) an old PC.
 
 Each function boots its own machine (or several) and returns figures;
 the PIT clock's ratio to host time is here too.
@@ -195,22 +195,6 @@ def urandom_bin_486(append):
 URANDOM_486_BYTES = 40000
 
 
-def urandom_486(shift):
-    """`urandom 40000 bin` on COM1, UART included, on -cpu 486 (no TSC) at
-    -icount shift=SHIFT,sleep=off: bytes a second of guest time, least of
-    ICOUNT_TRIES; keys typed over QMP seed it first."""
-    with Rand86(accel_name="tcg", cpu="486",
-                extra=["-icount", "shift=%d,sleep=off" % shift]) as vm:
-        vm.seed()
-        ms = min(guest_ms_for(vm, "urandom %d bin" % URANDOM_486_BYTES, URANDOM_486_BYTES)
-                 for _ in range(ICOUNT_TRIES))
-    return URANDOM_486_BYTES * 1000.0 / ms
-
-
-def urandom_486_figures():
-    return {8: urandom_486(8), 6: urandom_486(6)}
-
-
 def rtc_cost_486():
     """urandom at 16 MIPS on a 486 with the rtc at its default rate, and off."""
     return {"default": urandom_bin_486(""), "off": urandom_bin_486("rtc=off")}
@@ -227,3 +211,62 @@ def pit_clock_ratio():
         time.sleep(4.0)
         t1, u1 = time.monotonic(), int(vm.status()["uptime_ms"])
     return (u1 - u0) / ((t1 - t0) * 1000)
+
+
+# ---------------------------------------------------------------- (l) an old PC, the meter running
+OLD_PC_GUEST_MS = 30000        # status asked back to back for this long, guest time
+OLD_PC_KEY_MS = 125            # a person typing 8 keys a second, guest time
+OLD_PC_KEY_BYTES = 2048        # during `urandom N bin`: a key each this many bytes received
+BYTE_MS = 10 * 1000.0 / 115200  # one byte on a 115200-baud 8N1 line
+
+
+def old_pc(shift):
+    """-cpu 486 -m 4 -icount shift=SHIFT,sleep=on -rtc clock=vm with
+    rtc_jitter=on: guest time is instruction count and the meter measures
+    every rtc period, as on a real 386/486 (tests/qemu/test_responsive.py).
+    A key over QMP every OLD_PC_KEY_MS of guest time while `status` is asked
+    back to back for OLD_PC_GUEST_MS; then `urandom 40000 bin` on COM1 with
+    the keys still coming. Returns the guest's own loop_max_us and
+    meter_permille after both, the guest ms from one `status` reply to the
+    next (the harness's turnaround is in it; QEMU's UART does not pace a
+    reply at the line's rate, so it can come sooner than its line time,
+    given beside it), and urandom in bytes a guest second."""
+    extra = ("-icount", "shift=%d,sleep=on" % shift, "-rtc", "clock=vm")
+    with Rand86(cpu="486", mem=4, accel_name="tcg", boot_timeout=300,
+                append="rtc_jitter=on", extra=extra) as vm:
+        if "every period measured" not in vm.boot_log:
+            raise Failed("rtc_jitter=on did not measure the rtc: %r" % vm.boot_log[-300:])
+        gaps, prev, last_key = [], None, 0
+        while True:
+            st = vm.status()
+            up = int(st["uptime_ms"])
+            if prev is not None:
+                gaps.append(up - prev)
+            prev = up
+            reply = sum(len(k) + len(v) + 4 for k, v in st.items())
+            if up - last_key >= OLD_PC_KEY_MS:
+                vm.key("a")
+                last_key = up
+            if up >= OLD_PC_GUEST_MS:
+                break
+        during = st
+        vm.seed()
+        t0 = int(vm.status()["uptime_ms"])
+        vm.send("urandom %d bin\r" % URANDOM_486_BYTES)
+        got = 0
+        while got < URANDOM_486_BYTES:
+            step = min(OLD_PC_KEY_BYTES, URANDOM_486_BYTES - got)
+            vm.com1.read_exact(step, 120)
+            got += step
+            vm.key("a")
+        vm.com1.expect(rb"\r\nok\r\nrand86> ", 120)
+        ms = int(vm.status()["uptime_ms"]) - t0
+        after = vm.status()
+    gaps.sort()
+    return {"loop_max_us": int(after["loop_max_us"]), "meter_permille": int(during["meter_permille"]),
+            "gap_worst_ms": gaps[-1], "gap_median_ms": gaps[len(gaps) // 2], "replies": len(gaps),
+            "line_ms": reply * BYTE_MS, "urandom_bps": URANDOM_486_BYTES * 1000.0 / ms}
+
+
+def old_pc_figures():
+    return {8: old_pc(8), 6: old_pc(6)}
