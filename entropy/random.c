@@ -1,5 +1,27 @@
 /* rand86 entropy core: pools, batch, accounting and extraction. */
 /*
+ * What urandom is: under credit=measured (the default) a ChaCha20
+ * generator with fast key erasure, keyed from both pools once they are
+ * seeded and rekeyed on Linux 5.18's schedule; under credit=xymoron and
+ * credit=tso v1.89's, SHA-1 over the secondary pool, byte for byte.
+ * /dev/random is v1.89's under every rule: 8 credited bits a byte.
+ *
+ * Map, in file order:
+ *   the essay        theory, threat model, the 2002 argument, trade-offs,
+ *                    departures, measured credit, seeding, accounting
+ *   pools, mixing    v1.89 add_entropy_words, credit and debit
+ *   extraction       SHA-1 over a pool with feedback; transfers and the
+ *                    catastrophic reseed, at once or in rounds (apart)
+ *   urandom's keys   ChaCha20 keys: their bits, rounds and schedule
+ *   random, urandom  the two read paths, keys and reads made apart
+ *   own bytes        rng_aux_bytes, outside the accounting
+ *   setup            rng_init, boot-time seeding
+ *   sources          the patch 1/4 API over caller storage
+ *   statistics       snapshots with interrupts masked
+ *   capture ring     `samples`: IRQ producer, main-loop consumer
+ *   interrupt side   one sample into the batch (patch 4/4)
+ *   the flush        the batch into a pool, the meter's grants (4/4)
+ *
  * Theory
  * ======
  *
@@ -19,8 +41,9 @@
  *      output reveals nothing usable about the pool, and debits the count.
  *
  * /dev/random serves a byte only when 8 bits of estimated entropy back it;
- * /dev/urandom serves any amount and is "merely" as strong as SHA-1 and
- * the secrecy of the pool. Everything hinges on step 2 never overstating.
+ * /dev/urandom serves any amount, as strong as its generator (above) and
+ * the secrecy of what keyed it. Everything hinges on step 2 never
+ * overstating.
  *
  * Threat model
  * ============
