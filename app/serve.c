@@ -398,8 +398,10 @@ static size_t stream_make(uint8_t *buf, size_t want)
 		else
 			k = rng_read_urandom(&rng_live, buf + made, n);   /* 0 until seeded */
 		made += k;
-		if (k < n)
-			break;                   /* the pool ran dry: the rest next pass */
+		if (k == 0)
+			break;                   /* the pool ran dry, or a reseed is under way:
+		                                  * the rest next pass (a read apart serves
+		                                  * under n: go on while the slice lasts) */
 	}
 	return made;
 }

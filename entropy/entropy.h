@@ -292,6 +292,8 @@ int rng_crng_poll(struct rng *r);            /* 1 if it made a key */
 #define RNG_APART_BYTES RNG_EXTRACT_BYTES
 void rng_reads_apart(struct rng *r);
 int rng_apart_poll(struct rng *r);
+/* A round of either is under way: the main loop must not halt. */
+int rng_apart_pending(const struct rng *r);
 
 /* Full assessments apart from the flush (docs/ENTROPY.md, "What the meter
  * costs"): from now on, and for every source created later, a due full

@@ -790,6 +790,11 @@ int rng_apart_poll(struct rng *r)
 	return r->crng_apart && rng_crng_poll(r);
 }
 
+int rng_apart_pending(const struct rng *r)
+{
+	return r->reseed_left != 0 || (r->crng_apart && r->crng_round != 0);
+}
+
 void rng_bench_crng_key(struct rng *r)
 {
 	rng_pool_extract(&r->primary, r->crng_key, sizeof(r->crng_key));

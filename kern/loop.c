@@ -132,7 +132,10 @@ void kern_idle(void)
 	int more = kern_pass();
 	/* Checked with interrupts off, so a wake-up cannot slip in before hlt. */
 	cpu_cli();
-	if (tick_flush_due || more || (input_pending && input_pending())) {
+	/* a reseed's or a key's rounds under way: only passes without a
+	 * flush make them, and a halt would wait for the next interrupt */
+	if (tick_flush_due || more || rng_apart_pending(&rng_live) ||
+	    (input_pending && input_pending())) {
 		cpu_sti();
 		return;
 	}

@@ -240,3 +240,23 @@ def test_noise_on_com2_and_ctrl_c_storm_during_urandom_leave_service_answering()
         st = vm.status()
         assert int(st["uptime_ms"]) > u1
         assert vm.proc.poll() is None
+
+
+@pytest.mark.timeout(60)
+def test_v189_urandom_on_com2_passes_its_reseeds_without_a_stall():
+    """credit=xymoron's urandom is v1.89's: a catastrophic reseed every
+    1,024 bytes, made one extraction round a pass (docs/ENTROPY.md, "The
+    v1.89 paths in steps"). The rounds come only in passes without a
+    flush, so a main loop that halted while one was under way waited for
+    the next interrupt each time: the stream stood still ~1 s a reseed
+    (1,024 bytes a guest second). Judged in guest time: many reseeds'
+    worth a guest second: 40 KB, a sixth of what TCG makes (~240 KB),
+    where the stall left ~17 KB."""
+    with Rand86(append="stream=urandom credit=xymoron") as vm:
+        vm.com2.read_exact(4096, 30)              # flowing, past the first reseeds
+        a = vm.status()
+        vm.com2.read_exact(64 * 1024, 30)
+        b = vm.status()
+    ms = int(b["uptime_ms"]) - int(a["uptime_ms"])
+    sent = int(b["urandom_bytes"]) - int(a["urandom_bytes"])
+    assert sent * 1000 >= 40 * 1024 * ms, "%d bytes in %d guest ms" % (sent, ms)
