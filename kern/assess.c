@@ -37,7 +37,6 @@
 #define BUCKET_MS 100u             /* most of the budget saved while nothing is due */
 #define METER_SLOTS 10u            /* seconds of `meter_permille` */
 #define TASK_STACK 8192u           /* the estimators' frames and one interrupt's */
-#define BENCH_WAIT_MS 600000u      /* bench's assessment: 10 minutes at the least speed */
 
 static uint8_t task_stack[TASK_STACK] __attribute__((aligned(16)));
 
@@ -193,38 +192,43 @@ uint64_t kern_assess_last_cost(void)
 	return last_cost;
 }
 
-static int bench_done(void)
+/* bench's job, in three steps, its waits its caller's (app/cmd_bench.c):
+ * no live job is taken from the first on, the second once the live one
+ * is done, the third when kern_assess_bench_done() or a deadline says. */
+int kern_assess_bench_wanted(void)
 {
-	return job_state == JOB_DONE;
-}
-
-static int job_idle(void)
-{
+	bench_waiting = 1;
 	return job_state == JOB_IDLE;
 }
 
-uint64_t kern_assess_bench(struct rng_meter *m, uint32_t *result)
+void kern_assess_bench_start(struct rng_meter *m)
 {
-	uint64_t ticks = 0;
-
-	bench_waiting = 1;
-	if (kern_wait_until(job_idle, BENCH_WAIT_MS) != 0) {
-		bench_waiting = 0;
-		return 0;
-	}
 	bench_waiting = 0;
 	job_is_bench = 1;
 	rng_full_job_take(&job, m);
 	job_ticks = 0;
 	job_state = JOB_READY;
-	if (kern_wait_until(bench_done, BENCH_WAIT_MS) == 0) {
+}
+
+int kern_assess_bench_done(void)
+{
+	return job_state == JOB_DONE;
+}
+
+uint64_t kern_assess_bench_end(uint32_t *result)
+{
+	uint64_t ticks = 0;
+
+	bench_waiting = 0;
+	if (!job_is_bench)
+		return 0;                       /* never started */
+	if (job_state == JOB_DONE) {
 		ticks = job_ticks;
 		*result = job.result;
+		job_state = JOB_IDLE;
 	}
 	/* Not DONE in time: the task still owns the job and finishes it in
 	 * the background; the poll then finds no live source for it. */
 	job_is_bench = 0;
-	if (job_state == JOB_DONE)
-		job_state = JOB_IDLE;
 	return ticks;
 }

@@ -79,9 +79,14 @@ void kern_assess_run(void);
 uint32_t kern_meter_permille(void);
 /* The last full assessment's cost, clock ticks of the task (0: none yet). */
 uint64_t kern_assess_last_cost(void);
-/* bench: one full assessment of m in the background task; its cost in
- * clock ticks (0 if it did not finish in time), the figure in *result. */
-uint64_t kern_assess_bench(struct rng_meter *m, uint32_t *result);
+/* bench: one full assessment of m in the background task. Wait until
+ * kern_assess_bench_wanted() (the live job done; none taken meanwhile),
+ * start, wait until kern_assess_bench_done(), then end: its cost in clock
+ * ticks (0 if not done, or never started), the figure in *result. */
+int kern_assess_bench_wanted(void);
+void kern_assess_bench_start(struct rng_meter *m);
+int kern_assess_bench_done(void);
+uint64_t kern_assess_bench_end(uint32_t *result);
 
 /* ---- devices.c: the interrupt-source devices ---- */
 /* Probe them in a fixed order with the live pools and the boot options;

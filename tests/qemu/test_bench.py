@@ -9,7 +9,8 @@ import pytest
 from rand86 import Rand86
 
 SPEC_KEYS = ["add_timing_entropy", "batch_flush", "extract_per_byte", "boot_to_prompt_ms"]
-MORE_KEYS = ["add_timing_entropy_1999", "xymoron_estimate", "tso_estimate", "urandom_bytes_per_s"]
+MORE_KEYS = ["add_timing_entropy_1999", "xymoron_estimate", "tso_estimate", "urandom_bytes_per_s",
+             "full_assessment"]
 UNCHANGED = ["credited_bits", "primary_bits", "random_bytes", "urandom_bytes"]
 
 
