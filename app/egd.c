@@ -99,9 +99,9 @@ static void egd_get_bits(void)
 static void egd_read_nowait(unsigned n)
 {
 	uint8_t buf[256], k = 0;
-	uint64_t t0 = clock_now(), slice = (uint64_t)clock_khz() * EGD_NOWAIT_SLICE_MS;
+	struct deadline slice = deadline_in_ms(EGD_NOWAIT_SLICE_MS);
 
-	while (k < n && clock_now() - t0 < slice) {
+	while (k < n && !deadline_passed(slice)) {
 		size_t want = n - k < EGD_CHUNK ? n - k : EGD_CHUNK;
 		size_t got = console_random_waiting ? 0 : rng_read_random(&rng_live, buf + k, want);
 		if (!got)

@@ -388,20 +388,21 @@ int cmd_samples(int argc, char **argv)
 
 static size_t stream_make(uint8_t *buf, size_t want)
 {
-	uint64_t t0 = clock_now(), slice = (uint64_t)clock_khz() * STREAM_SLICE_MS;
+	struct deadline slice = deadline_in_ms(STREAM_SLICE_MS);
 	size_t made = 0;
 
-	while (made < want && clock_now() - t0 < slice) {
+	while (made < want && !deadline_passed(slice)) {
 		size_t n = want - made < STREAM_PIECE ? want - made : STREAM_PIECE, k;
 		if (boot_opts.stream == STREAM_RANDOM)
 			k = rng_read_random(&rng_live, buf + made, n);
 		else
 			k = rng_read_urandom(&rng_live, buf + made, n);   /* 0 until seeded */
 		made += k;
+		/* A read apart serves under n: go on while the slice lasts. None
+		 * served: the pool ran dry or a reseed is under way, so the
+		 * rest next pass. */
 		if (k == 0)
-			break;                   /* the pool ran dry, or a reseed is under way:
-		                                  * the rest next pass (a read apart serves
-		                                  * under n: go on while the slice lasts) */
+			break;
 	}
 	return made;
 }

@@ -541,20 +541,34 @@ static size_t rng_primary_above(const struct rng *r, unsigned reserve)
  * mix a whole buffer, as v1.89 did from a primary holding less than it
  * output, but debit only what lies above the reserve.
  */
-/* A catastrophic reseed's debit: a whole buffer's bits, down to the
- * reserve on the urandom path. */
+/* A catastrophic reseed: a whole buffer of the primary's bytes, debited
+ * (down to the reserve on the urandom path) and, once extracted, mixed
+ * into the secondary. RNG_RESEED_ROUNDS extraction rounds fill it. */
+#define RNG_RESEED_WORDS ((RNG_SEC_XFER_BYTES + 3) / 4)
+#define RNG_RESEED_ROUNDS ((RNG_RESEED_WORDS * 4 + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES)
+
 static void rng_reseed_debit(struct rng *r, unsigned reserve)
 {
-	size_t bits = 8 * sizeof(r->reseed_buf);
+	size_t bits = 8 * 4 * RNG_RESEED_WORDS;
 
 	if (reserve && bits > rng_primary_above(r, reserve))
 		bits = rng_primary_above(r, reserve);
 	r->spent_bits += rng_debit(&r->primary, bits);
 }
 
+static void rng_reseed_mix(struct rng *r, const uint32_t buf[RNG_RESEED_WORDS])
+{
+	rng_mix_words(&r->secondary, buf, RNG_RESEED_WORDS);
+	r->extracted_since_reseed = 0;
+	r->reseeds++;
+}
+
+_Static_assert(sizeof(((struct rng *)0)->reseed_buf) == 4 * RNG_RESEED_WORDS,
+	       "the stepped reseed's buffer is the one-shot form's");
+
 static void rng_xfer_secondary(struct rng *r, size_t nbytes, unsigned reserve)
 {
-	uint32_t tmp[(RNG_SEC_XFER_BYTES + 3) / 4];
+	uint32_t tmp[RNG_RESEED_WORDS];
 	struct rng_pool *s = &r->secondary;
 	size_t have = (size_t)s->entropy_count / 8;
 	size_t bytes, limit;
@@ -582,9 +596,7 @@ static void rng_xfer_secondary(struct rng *r, size_t nbytes, unsigned reserve)
 		 * debit is bounded by the reserve on the urandom path. */
 		rng_reseed_debit(r, reserve);
 		rng_pool_extract(&r->primary, tmp, sizeof(tmp));
-		rng_mix_words(s, tmp, sizeof(tmp) / 4);
-		r->extracted_since_reseed = 0;
-		r->reseeds++;
+		rng_reseed_mix(r, tmp);
 	}
 	rng_wipe(tmp, sizeof(tmp));
 }
@@ -606,7 +618,7 @@ static int rng_reseed_waits(struct rng *r, unsigned reserve)
 		return 0;
 	if (!r->reseed_left && r->extracted_since_reseed >= RNG_RESEED_BYTES) {
 		rng_reseed_debit(r, reserve);
-		r->reseed_left = (sizeof(r->reseed_buf) + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES;
+		r->reseed_left = RNG_RESEED_ROUNDS;
 	}
 	return r->reseed_left != 0;
 }
@@ -614,8 +626,7 @@ static int rng_reseed_waits(struct rng *r, unsigned reserve)
 static void rng_reseed_round(struct rng *r)
 {
 	uint8_t out[RNG_EXTRACT_BYTES], *buf = (uint8_t *)r->reseed_buf;
-	unsigned rounds = (sizeof(r->reseed_buf) + RNG_EXTRACT_BYTES - 1) / RNG_EXTRACT_BYTES;
-	size_t at = (size_t)(rounds - r->reseed_left) * RNG_EXTRACT_BYTES, n;
+	size_t at = (size_t)(RNG_RESEED_ROUNDS - r->reseed_left) * RNG_EXTRACT_BYTES, n;
 
 	rng_extract_round(&r->primary, out);
 	n = sizeof(r->reseed_buf) - at < RNG_EXTRACT_BYTES ? sizeof(r->reseed_buf) - at :
@@ -624,10 +635,8 @@ static void rng_reseed_round(struct rng *r)
 	rng_wipe(out, sizeof(out));
 	if (--r->reseed_left)
 		return;
-	rng_mix_words(&r->secondary, r->reseed_buf, sizeof(r->reseed_buf) / 4);
+	rng_reseed_mix(r, r->reseed_buf);
 	rng_wipe(r->reseed_buf, sizeof(r->reseed_buf));
-	r->extracted_since_reseed = 0;
-	r->reseeds++;
 }
 
 /* Serve nbytes (<= RNG_SEC_XFER_BYTES) from the secondary pool. */
