@@ -81,3 +81,18 @@ class Console:
             fields = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
             out[parts[0]] = fields
         return out
+
+    def wait_guest_ms(self, ms, timeout=60):
+        """Let `ms` of the guest's own time pass (its `uptime_ms`), however
+        slowly a loaded host runs it; return the last status. A span a test
+        counts things over is guest time, not the harness's sleep."""
+        u0 = int(self.status()["uptime_ms"])
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.status()
+            if int(st["uptime_ms"]) - u0 >= ms:
+                return st
+            if time.monotonic() > deadline:
+                raise Timeout("guest time went %s ms in %s s, wanted %d" % (
+                    int(st["uptime_ms"]) - u0, timeout, ms))
+            time.sleep(0.05)

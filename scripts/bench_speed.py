@@ -46,6 +46,26 @@ def qemu_bench():
     return res
 
 
+# ---------------------------------------------------------------- seeding under TCG
+SEED_BOUND_MS = 5000           # the timer alone seeds a TCG boot in seconds
+
+
+def tcg_seeded_ms():
+    """seeded_ms of BOOTS TCG boots seeded by the timer alone (rtc=off):
+    how fast depends on how much host the guest gets, so it is a bench
+    figure; the suite checks only that such a boot seeds."""
+    times = []
+    for _ in range(BOOTS):
+        with Rand86(append="stream=off rtc=off") as vm:
+            deadline = time.monotonic() + 60
+            while vm.status()["seeded"] != "1":
+                if time.monotonic() > deadline:
+                    raise Failed("a TCG boot did not seed from the timer in 60 s")
+                time.sleep(0.2)
+            times.append(int(vm.status()["seeded_ms"]))
+    return statistics.median(times), times
+
+
 # ---------------------------------------------------------------- (e), (f) raw boots
 def boot_to_prompt(mem=None, timeout=MEM_BOOT_TIMEOUT):
     """Start QEMU with COM1 on stdout; return (seconds to the prompt or None, note)."""

@@ -91,7 +91,7 @@ def test_attached_disk_spends_no_trusted_credit(disk):
     with Rand86(append="credit=tso stream=off", extra=disk) as vm:
         assert "ata0:" in vm.boot_log
         type_irregular(vm, 80, rng)
-        time.sleep(1.5)                   # the disk poller keeps reading meanwhile
+        vm.wait_guest_ms(1500)            # the disk poller keeps reading meanwhile
         src = vm.sources()
         st = identity(vm.status())
         assert int(src["ata0"]["events"]) > 5, src["ata0"]

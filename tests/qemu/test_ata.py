@@ -45,7 +45,7 @@ def test_disk_reads_grow_and_credit_nothing(disk_image):
         assert src0["ata0"]["irq"] == "14"
         st0 = vm.status()
         assert st0["credited_bits"] == "0"
-        time.sleep(2.5)
+        vm.wait_guest_ms(2500)
         src1 = vm.sources()
         st1 = vm.status()
         dt = (int(st1["uptime_ms"]) - int(st0["uptime_ms"])) / 1000.0   # guest seconds

@@ -450,13 +450,48 @@ static void test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs(void *
  * between the rounds, the bytes served and the pools after are those of
  * the one-shot form read in the same sizes.
  */
+/* Reads from r (apart) and whole (one-shot), each the size r's gave,
+ * until r's stop where its catastrophic reseed is due; returns the bytes. */
+static size_t read_both_to_the_reseed(struct rng *whole, uint8_t *a, uint8_t *b, size_t cap)
+{
+	uint8_t buf[64];
+	size_t got = 0, k;
+
+	while (got < cap - sizeof(buf)) {
+		k = rng_read_urandom(&r, buf, sizeof(buf));
+		if (k == 0)
+			break;
+		assert_true(k <= RNG_APART_BYTES);
+		memcpy(a + got, buf, k);
+		assert_int_equal(rng_read_urandom(whole, b + got, k), k);
+		got += k;
+	}
+	return got;
+}
+
+/* Polls r's reseed round by round; nothing is served meanwhile. */
+static unsigned poll_the_reseed(void)
+{
+	uint8_t buf[64];
+	unsigned polls = 0;
+
+	while (rng_apart_poll(&r)) {
+		polls++;
+		if (r.reseeds)
+			break;
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
+		assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), 0);
+		assert_true(polls < 34);
+	}
+	return polls;
+}
+
 static void test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot(void **state)
 {
 	static struct rng whole;
 	static uint8_t a[2048], b[2048];
 	uint8_t buf[64];
-	size_t got_a = 0, got_b = 0, k;
-	unsigned polls = 0;
+	size_t got, k;
 
 	(void)state;
 	rng_init(&whole, RNG_CREDIT_XYMORON);
@@ -466,37 +501,18 @@ static void test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot(void
 	rng_mix_uncredited(&r, "boot", 4);
 	flush_with_credit(&whole, 2000);
 	flush_with_credit(&r, 2000);
-	/* up to the reseed: the apart reads, capped, set the sizes */
-	while (got_a < sizeof(a) - sizeof(buf)) {
-		k = rng_read_urandom(&r, buf, sizeof(buf));
-		if (k == 0)
-			break;
-		assert_true(k <= RNG_APART_BYTES);
-		memcpy(a + got_a, buf, k);
-		got_a += k;
-		assert_int_equal(rng_read_urandom(&whole, b + got_b, k), k);
-		got_b += k;
-	}
-	assert_int_equal(got_a, RNG_RESEED_BYTES);      /* stopped where the reseed is due */
+	got = read_both_to_the_reseed(&whole, a, b, sizeof(a));
+	assert_int_equal(got, RNG_RESEED_BYTES);        /* stopped where the reseed is due */
 	assert_int_equal(r.reseeds, 0);
-	while (rng_apart_poll(&r)) {
-		polls++;
-		if (r.reseeds)
-			break;
-		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), 0);
-		assert_int_equal(rng_read_random(&r, buf, sizeof(buf)), 0);
-		assert_true(polls < 34);
-	}
-	assert_int_equal(polls, 34);
+	assert_int_equal(poll_the_reseed(), 34);
 	assert_int_equal(rng_apart_poll(&r), 0);        /* nothing under way */
 	/* the one-shot form reseeds inside its next read, of the same size */
-	k = rng_read_urandom(&r, a + got_a, sizeof(buf));
+	k = rng_read_urandom(&r, a + got, sizeof(buf));
 	assert_int_equal(k, RNG_APART_BYTES);
-	assert_int_equal(rng_read_urandom(&whole, b + got_b, k), k);
-	got_a += k;
-	got_b += k;
+	assert_int_equal(rng_read_urandom(&whole, b + got, k), k);
+	got += k;
 	assert_int_equal(whole.reseeds, 1);
-	assert_memory_equal(a, b, got_a);
+	assert_memory_equal(a, b, got);
 	assert_memory_equal(r.primary.words, whole.primary.words, sizeof(r.primary.words));
 	assert_memory_equal(r.secondary.words, whole.secondary.words, sizeof(r.secondary.words));
 	assert_int_equal(r.spent_bits, whole.spent_bits);
