@@ -10,7 +10,7 @@ import tempfile
 import time
 
 from rand86 import (BROADCAST, GUEST, SRC_MAC, Rand86, Timeout, Wire, com2_socket, key_event,
-                    run_linux_guest)
+                    run_linux_guest, run_linux_guest_rngd)
 from scripts.bench_build import Failed
 
 
@@ -89,10 +89,27 @@ def guest_rate(typing):
     return GUEST_BYTES / max(t1 - t0, 0.01)
 
 
+RNGD_SECONDS = 10
+FIPS_BLOCK = 2500              # rng-tools 5's FIPS_RNG_BUFFER_SIZE
+
+
+def rngd_blocks():
+    """FIPS blocks rngd reads from the guest's ttyS1 (rand86's COM2,
+    stream=urandom) in RNGD_SECONDS of the guest's time, as
+    tests/qemu/test_linux_guest.py runs it (docs/CLIENTS.md)."""
+    sock = os.path.join(tempfile.mkdtemp(prefix="rand86-bench-tty-"), "com2.sock")
+    with Rand86(append="stream=urandom", com2=False, extra=com2_socket(sock)) as vm:
+        vm.seed()
+        res = run_linux_guest_rngd(sock, RNGD_SECONDS)
+    if res.get("rngd_end") != "killed by SIGTERM":
+        raise Failed("rngd did not run its %d s: %r" % (RNGD_SECONDS, res))
+    return int(res["tty_bytes"]) // FIPS_BLOCK
+
+
 def guest_rates():
     if not os.path.exists(os.path.join(GUEST, "initrd.gz")):
         raise Failed("no Linux guest: scripts/linux-guest build")
-    return guest_rate(False), guest_rate(True)
+    return guest_rate(False), guest_rate(True), rngd_blocks()
 
 
 # ---------------------------------------------------------------- (j) typists

@@ -73,9 +73,10 @@ FIPS_BLOCK = 2500         # FIPS_RNG_BUFFER_SIZE: each block is tested, and fed 
 RNGD_STEP = 64            # --random-step's default: one RNDADDENTROPY ioctl per 64 bytes
 STEPS_PER_BLOCK = FIPS_BLOCK // RNGD_STEP     # 39; a block's last 4 bytes are never fed
 RNGD_SECONDS = 10
-# 43 to 74 blocks in 10 s on a 2-core host (docs/CLIENTS.md); the floor is a
-# quarter of the least, for a loaded machine.
-MIN_BLOCKS = 10
+# How many blocks come in 10 s is the host's (make bench, "tty client"; 9
+# with four busy loops beside the suite): the verdict is that rngd reads
+# blocks and they pass FIPS 140-2 (below): two, so one is whole.
+MIN_BLOCKS = 2
 
 
 @pytest.mark.timeout(300)
