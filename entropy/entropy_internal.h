@@ -9,7 +9,14 @@ unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
 unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
 void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
 extern const uint32_t rng_sha1_iv[5];        /* FIPS 180-4 5.3.1 H(0) */
+/* The pools (pool.c): v1.89's mixing, the clamped count, extraction. */
+#define RNG_POOL_BITS(p)    ((int)(p)->poolwords * 32)
 void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);
+unsigned rng_credit(struct rng_pool *p, unsigned bits);   /* what the count rose by */
+unsigned rng_debit(struct rng_pool *p, size_t bits);      /* what it fell by, floor 0 */
+/* One round: the pool hashed with its feedback, RNG_EXTRACT_BYTES out. */
+void rng_extract_round(struct rng_pool *p, uint8_t out[RNG_EXTRACT_BYTES]);
+void rng_wipe(void *p, size_t n);            /* a clear the compiler keeps */
 /* Fixed point (fixed.c): probabilities Q32, logarithms Q16, results in
  * thousandths of a bit. */
 #define RNG_Q32_ONE (1ull << 32)
