@@ -9,6 +9,7 @@ unsigned rng_benford_bits(uint32_t delta);   /* 0 for delta 0 */
 unsigned rng_shift_for(uint32_t clock_khz, uint32_t granularity_khz);
 void rng_sha1_compress(uint32_t state[5], const uint32_t block[16]);
 extern const uint32_t rng_sha1_iv[5];        /* FIPS 180-4 5.3.1 H(0) */
+extern const struct rng_platform *rng_plat;   /* platform.c: rng_platform_init's */
 /* The pools (pool.c): v1.89's mixing, the clamped count, extraction. */
 #define RNG_POOL_BITS(p)    ((int)(p)->poolwords * 32)
 void rng_mix_words(struct rng_pool *p, const uint32_t *in, size_t nwords);

@@ -22,7 +22,8 @@
  *   the flush        the batch into a pool, the meter's grants (4/4)
  *
  * What it stands on has files of its own: pool.c (the pools, mixing,
- * extraction) and the others docs/LAYERS.md names.
+ * extraction), platform.c (the clock and the interrupt flag) and the
+ * others docs/LAYERS.md names.
  *
  * Theory
  * ======
@@ -362,12 +363,6 @@
 #include "entropy_internal.h"
 
 static struct rng *rng_default;
-static const struct rng_platform *rng_plat;
-
-void rng_platform_init(const struct rng_platform *p)
-{
-	rng_plat = p;
-}
 
 /* Order the capture ring's data stores before its head store. */
 #define RNG_BARRIER() __asm__ __volatile__("" ::: "memory")
