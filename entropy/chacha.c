@@ -1,7 +1,7 @@
 /* rand86 entropy core: ChaCha20 (RFC 8439) and urandom's fast-key-erasure generator. */
 /*
  * Under credit=measured /dev/urandom is a ChaCha20 generator keyed from
- * the pools (random.c makes and schedules the keys; docs/ENTROPY.md says
+ * the pools (crng.c makes and schedules the keys; docs/ENTROPY.md says
  * why). This file is the cipher and the read: 32-bit adds, xors and
  * rotates only, so it runs on a 386 without an FPU, and the host tests
  * run the same code.
