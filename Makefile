@@ -71,8 +71,9 @@ $(NEWLIB_STAMP): | deps
 # the i8042 driver (a key press is a few dozen instructions at either
 # level) and the RTC's periodic handler.
 # What stays -O2: the entropy core's sample, flush and read paths
-# (random.c, pool.c, crng.c, estimate.c, sha1.c), the IDT's dispatch, the 8259, the PIT's
-# tick, kprintf, the main loop and the console layer (kern/console.c).
+# (random.c, pool.c, crng.c, capture.c, estimate.c, sha1.c), the IDT's
+# dispatch, the 8259, the PIT's tick, kprintf, the main loop and the
+# console layer (kern/console.c).
 # arch/x86/clock.c is -Os although clock_now and entropy_now are hot: at
 # either level they are a compare and an rdtsc (disassembled; a trusted
 # sample is 263 instructions at -Os against 275, make bench): keep new hot

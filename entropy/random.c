@@ -16,14 +16,13 @@
  *   setup            rng_init, boot-time seeding
  *   sources          the patch 1/4 API over caller storage
  *   statistics       snapshots with interrupts masked
- *   capture ring     `samples`: IRQ producer, main-loop consumer
  *   interrupt side   one sample into the batch (patch 4/4)
  *   the flush        the batch into a pool, the meter's grants (4/4)
  *
  * What it calls has files of its own: pool.c (the pools, mixing,
  * extraction), crng.c (urandom's keys: their bits, rounds and schedule),
- * platform.c (the clock and the interrupt flag) and the others
- * docs/LAYERS.md names.
+ * capture.c (the ring `samples` reads), platform.c (the clock and the
+ * interrupt flag) and the others docs/LAYERS.md names.
  *
  * Theory
  * ======
@@ -363,9 +362,6 @@
 #include "entropy_internal.h"
 
 static struct rng *rng_default;
-
-/* Order the capture ring's data stores before its head store. */
-#define RNG_BARRIER() __asm__ __volatile__("" ::: "memory")
 
 /**********************************************************************
  * Transfers and the catastrophic reseed
@@ -917,52 +913,6 @@ void rng_source_stats(const struct entropy_source *src, struct rng_source_stats 
 int rng_primary_full(const struct rng *r)
 {
 	return r->primary.entropy_count >= RNG_POOL_BITS(&r->primary);
-}
-
-/**********************************************************************
- * Capture ring (single producer in IRQ, single consumer in main loop)
- **********************************************************************/
-
-void rng_capture_start(struct entropy_source *src, struct rng_capture *cap)
-{
-	cap->head = cap->tail = 0;
-	cap->dropped = 0;
-	RNG_BARRIER();
-	src->capture = cap;
-}
-
-void rng_capture_stop(struct entropy_source *src)
-{
-	src->capture = NULL;
-	RNG_BARRIER();
-}
-
-int rng_capture_read(struct rng_capture *cap, uint32_t *raw, uint32_t *shifted)
-{
-	uint32_t tail = cap->tail;
-
-	if (cap->head == tail)
-		return 0;
-	RNG_BARRIER();
-	*raw = cap->raw[tail & (RNG_CAPTURE_RING - 1)];
-	*shifted = cap->shifted[tail & (RNG_CAPTURE_RING - 1)];
-	RNG_BARRIER();
-	cap->tail = tail + 1;
-	return 1;
-}
-
-static void rng_capture_put(struct rng_capture *cap, uint32_t raw, uint32_t shifted)
-{
-	uint32_t head = cap->head;
-
-	if (head - cap->tail >= RNG_CAPTURE_RING) {
-		cap->dropped++;
-		return;
-	}
-	cap->raw[head & (RNG_CAPTURE_RING - 1)] = raw;
-	cap->shifted[head & (RNG_CAPTURE_RING - 1)] = shifted;
-	RNG_BARRIER();
-	cap->head = head + 1;
 }
 
 /**********************************************************************
