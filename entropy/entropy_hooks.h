@@ -18,7 +18,8 @@ unsigned rng_tso_estimate(struct entropy_source *src, uint32_t now);
 unsigned rng_xymoron_estimate(struct entropy_source *src, uint32_t now, uint32_t switches);
 /* Pool setup: zeroed words, 128 or 32 of them. */
 void rng_pool_init(struct rng_pool *p, unsigned poolwords);
-/* v1.89's add_timer_randomness: estimate, mix into p and credit it at once. */
+/* v1.89's add_timer_randomness: estimate, mix into p and credit it at once
+ * (bench_hooks.c, as rng_bench_crng_key). */
 void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum);
 
 /* ---- The meter (measure.c) on its own: portable, integer-only, no seam

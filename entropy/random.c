@@ -22,7 +22,8 @@
  * What it calls has files of its own: pool.c (the pools, mixing,
  * extraction), crng.c (urandom's keys: their bits, rounds and schedule),
  * capture.c (the ring `samples` reads), platform.c (the clock and the
- * interrupt flag) and the others docs/LAYERS.md names.
+ * interrupt flag); bench_hooks.c holds what `bench` alone calls, and
+ * docs/LAYERS.md names the rest.
  *
  * Theory
  * ======
@@ -533,12 +534,6 @@ int rng_apart_pending(const struct rng *r)
 	return r->reseed_left != 0 || (r->crng_apart && r->crng_round != 0);
 }
 
-void rng_bench_crng_key(struct rng *r)
-{
-	rng_pool_extract(&r->primary, r->crng_key, sizeof(r->crng_key));
-	r->crng_keys++;
-}
-
 int rng_random_ready(const struct rng *r)
 {
 	return r->primary.entropy_count >= RNG_READ_WAKEUP_BITS && !rng_crng_owed(r);
@@ -1046,24 +1041,6 @@ void add_busy_timing_entropy(struct entropy_source *src, uint32_t datum)
 void add_untrusted_entropy(struct rng *r, uint32_t datum)
 {
 	rng_sample(r, r->untrusted_sink, datum, RNG_NEVER_CREDIT);
-}
-
-/*
- * v1.89's add_timer_randomness() with this tree's pieces: read the clock,
- * the delta-of-deltas estimate, mix two words straight into the pool and
- * credit it, under one irq_save. Not on any path of the appliance: the
- * baseline `bench` times the 2002 sample path (estimate into the batch,
- * flushed by the tick) against.
- */
-void rng_sample_1999(struct rng_pool *p, struct entropy_source *src, uint32_t datum)
-{
-	unsigned long flags = rng_plat->irq_save();   /* bound: one sample, a few us */
-	uint32_t t = (uint32_t)rng_plat->now();
-	uint32_t w[2] = { datum, t };
-
-	rng_mix_words(p, w, 2);
-	rng_credit(p, rng_tso_estimate(src, t));
-	rng_plat->irq_restore(flags);
 }
 
 /**********************************************************************
