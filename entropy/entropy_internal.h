@@ -87,6 +87,9 @@ uint32_t rng_pred_estimate_milli(uint32_t c, uint32_t n, uint32_t r, uint32_t k)
 void rng_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
 	uint8_t out[64]);
 void rng_crng_read(uint32_t key[8], uint8_t *out, size_t len);
+/* A source that credits nothing here: its clock counts instructions
+ * (source.c; random.c's essay says why). */
+int rng_source_clock_bound(const struct entropy_source *src);
 /* The capture ring (capture.c): the interrupt side's put. */
 void rng_capture_put(struct rng_capture *cap, uint32_t raw, uint32_t shifted);
 /* urandom's keys (crng.c), for random.c: after a flush, the key that is
