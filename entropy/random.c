@@ -738,6 +738,31 @@ static int rng_off_period(uint32_t raw, uint32_t period)
 	return raw < period - slack || raw > period + slack;
 }
 
+/* A sample estimated and not captured: recorded, or counted in its
+ * source's columns, queued for the meter and, under credit=xymoron and
+ * tso, credited at once. Returns the credit it asks of the batch. */
+static unsigned rng_count_estimate(struct rng *r, struct entropy_source *src, uint32_t raw,
+	int had_last, unsigned bits, unsigned tso)
+{
+	/* A recorded sample, as a captured one, credits nothing: it is shown. */
+	if (had_last && src->rec_n < src->rec_max) {
+		src->rec[src->rec_n] = raw;
+		src->rec_n = src->rec_n + 1;
+		return 0;
+	}
+	src->bits += bits;
+	src->tso_bits += tso;
+	if (!src->trusted)
+		return 0;
+	if (had_last)
+		rng_meter_queue(src, raw >> src->shift, bits);
+	if (r->estimator == RNG_CREDIT_MEASURED)
+		return 0;                       /* the flush grants it, after measuring */
+	bits = r->estimator == RNG_CREDIT_TSO ? tso : bits;
+	src->credited += bits;
+	return bits;
+}
+
 /* Estimate one sample of src; return the credit it asks of the batch. */
 static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t t,
 	unsigned how)
@@ -774,23 +799,7 @@ static unsigned rng_estimate(struct rng *r, struct entropy_source *src, uint32_t
 		rng_capture_put(cap, raw, raw >> src->shift);
 		return 0;
 	}
-	/* A recorded sample, as a captured one, credits nothing: it is shown. */
-	if (had_last && src->rec_n < src->rec_max) {
-		src->rec[src->rec_n] = raw;
-		src->rec_n = src->rec_n + 1;
-		return 0;
-	}
-	src->bits += bits;
-	src->tso_bits += tso;
-	if (!src->trusted)
-		return 0;
-	if (had_last)
-		rng_meter_queue(src, raw >> src->shift, bits);
-	if (r->estimator == RNG_CREDIT_MEASURED)
-		return 0;                       /* the flush grants it, after measuring */
-	bits = r->estimator == RNG_CREDIT_TSO ? tso : bits;
-	src->credited += bits;
-	return bits;
+	return rng_count_estimate(r, src, raw, had_last, bits, tso);
 }
 
 static void rng_sample(struct rng *r, struct entropy_source *src, uint32_t datum,
