@@ -971,14 +971,33 @@ static void rng_count_seed(struct rng *r, unsigned credited)
 	}
 }
 
+/* Every source's queued samples measured; under credit=measured their
+ * grants join the batch's credit, capped at the batch. The meter's time
+ * is counted (meter_ticks). */
+static uint32_t rng_measure_all(struct rng *r, uint32_t credit)
+{
+	struct entropy_source *src;
+	unsigned grant;
+	uint64_t t0 = rng_plat->now();
+
+	for (src = r->sources; src; src = src->next) {
+		grant = rng_measure_source(src);
+		if (r->estimator != RNG_CREDIT_MEASURED)
+			continue;
+		src->credited += grant;
+		credit = credit + grant > RNG_BATCH_WORDS ? RNG_BATCH_WORDS : credit + grant;
+	}
+	r->meter_ticks += rng_plat->now() - t0;
+	return credit;
+}
+
 unsigned rng_batch_flush(struct rng *r)
 {
 	struct rng_pool *target;
 	struct entropy_source *src;
 	unsigned long flags;
 	uint32_t credit, samples;
-	unsigned credited, grant;
-	uint64_t t0;
+	unsigned credited;
 
 	flags = rng_plat->irq_save();                 /* bound: three loads, three stores */
 	credit = r->batch_credit;
@@ -993,15 +1012,7 @@ unsigned rng_batch_flush(struct rng *r)
 
 	if (!r->crng_apart)
 		rng_crng_tick(r); /* a due key goes before a full assessment (below) */
-	t0 = rng_plat->now();
-	for (src = r->sources; src; src = src->next) {
-		grant = rng_measure_source(src);
-		if (r->estimator != RNG_CREDIT_MEASURED)
-			continue;
-		src->credited += grant;
-		credit = credit + grant > RNG_BATCH_WORDS ? RNG_BATCH_WORDS : credit + grant;
-	}
-	r->meter_ticks += rng_plat->now() - t0;
+	credit = rng_measure_all(r, credit);
 
 	/* Fill the primary; while it is full, fill the secondary; go back to
 	 * the primary as soon as reads have drained it (4/4). */
