@@ -8,7 +8,9 @@
  *
  * Map, in file order:
  *   the essay        theory, threat model, the 2002 argument, trade-offs,
- *                    departures, measured credit, seeding, accounting
+ *                    departures, measured credit, sources that need no
+ *                    person, a clock that counts instructions, seeding,
+ *                    urandom's generator, accounting
  *   transfers        primary to secondary, the catastrophic reseed, at
  *                    once or in rounds (apart)
  *   random, urandom  the two read paths, reads made apart
@@ -68,14 +70,9 @@
  * estimate, the periodicity and back-to-back checks, honest transfers,
  * the batch that wraps) is told once, in docs/ENTROPY.md, section 2.
  *
- * Ts'o answered that the delta-of-deltas already catches back-to-back
- * interrupts and that mixing the whole timestamp cannot hurt; Linus
- * called the context-switch rule obnoxious because it starves idle
- * machines. rand86 computes BOTH estimates on every sample (`bits` and
- * `tso_bits` in `sources`) and credits one of them (boot option
- * `credit=`), so the argument can be watched on real interrupts. A
- * third policy, measured, caps Xymoron's estimate by a live SP 800-90B
- * measurement of each source (below).
+ * Ts'o's answer, Linus's, and how rand86 lets the argument be watched
+ * (both estimates on every sample, `bits` and `tso_bits`, one credited
+ * by `credit=`; a third rule measures, below): docs/ENTROPY.md, section 5.
  *
  * Trade-offs
  * ==========
@@ -99,23 +96,13 @@
  * Where rand86 departs from the 2002 patches, and why
  * ===================================================
  *
- *   - Seed bugs fixed: int_log2_16bits(0) returned -1 and benford[-1] was
- *     read whenever delta was 0 (which the context-switch rule causes on
- *     purpose); here delta 0 gives 0 bits. The word count passed to the
- *     mixer after a transfer is (bytes + 3) / 4 (1/4 had it right, a
- *     later version passed bytes). 1/4's transfer credited bytes*8 even
- *     when the primary held less; here the credit is what the primary's
- *     count actually dropped by.
- *   - No scheduler: nr_context_switches() becomes a counter the main loop
- *     bumps on each pass (rng_plat->passes()). A busy command must
- *     let the loop pass, or keyboard entropy starves; that is the
- *     appliance's answer to Linus's objection. As in the seed, the pass
- *     count is compared with that of the previous trusted sample of any
- *     source (one last value for the whole instance), not per source:
- *     a second trusted interrupt inside the same pass earns nothing even
- *     when it comes from another device. That credits less than a
- *     per-source check would; where the two differ, rand86 takes the
- *     stricter one.
+ *   - Seed bugs fixed (benford[-1] for delta 0, the mixer's word count
+ *     after a transfer, 1/4's transfer credit): docs/ENTROPY.md, section 3.
+ *   - No scheduler: a main-loop pass counter (rng_plat->passes()) stands
+ *     in for nr_context_switches() (docs/ENTROPY.md, section 4). As in the
+ *     seed it is compared with the previous trusted sample of any source,
+ *     not per source: a second trusted interrupt in one pass earns nothing
+ *     even from another device, the stricter of the two checks.
  *   - NULL and untrusted sources: the seed's NULL handle is kept
  *     (add_timing_entropy(NULL, d) goes to the default instance), and a
  *     named source may be created untrusted so it still shows events and
@@ -139,22 +126,14 @@
  * ==============================================
  *
  * Both 2002 estimators judge a sample from its own delta and one or two
- * predecessors. Measured against NIST SP 800-90B on captures of
- * injected input, Xymoron's rule paid a metronome typist 6.7 times what
- * 90B measured: press->release ~1 ms, release->press ~49 ms, so
- * |delta - last delta| is never small although every other delta
- * repeats. rand86 therefore also MEASURES each trusted source
- * (measure.c): SP 800-90B's two continuous health tests (repetition
- * count, adaptive proportion) and a live min-entropy estimate over its
- * last 1024 symbols (most common value and a lag predictor, the lower
- * of the two). Under credit=measured a trusted sample is credited
- * Xymoron's bits, but only out of a per-source budget that grows by the
- * live estimate per sample (so over any stretch of samples a source
- * gets at most estimate x samples, plus under one bit of rounding), and
- * nothing at all while its health tests fail or before its window holds
- * 64 symbols. Under credit=xymoron and credit=tso the meter still runs
- * (h_milli and health show in `sources`) but credits nothing: those two
- * are the 2002 and 1999 rules exactly, with the seed's set of sources.
+ * predecessors, and Xymoron's paid a metronome typist 6.7 times what SP
+ * 800-90B measured. So each trusted source is also MEASURED (measure.c:
+ * health tests and a live min-entropy estimate), and under
+ * credit=measured a trusted sample is credited Xymoron's bits only out
+ * of a budget the estimate fills (rng_measure_source). What is measured,
+ * the budget's bound and the warm-up: docs/ENTROPY.md, section 6. Under
+ * credit=xymoron and credit=tso the meter runs for display and credits
+ * nothing: the 2002 and 1999 rules exactly, with the seed's sources.
  *
  * The interrupt path stays a handful of operations: the symbol and
  * Xymoron's bits go into a 64-entry queue per source; the tick flush
@@ -191,22 +170,14 @@
  *     ticks with no pass between them still earn the second nothing, and
  *     the keyboard and mouse never see the tick. An attacker cannot
  *     cause ticks, so the flooding half of the rule has nothing to catch.
- *   - `rtc`: the CMOS clock's periodic interrupt (its 32.768 kHz crystal),
- *     timed by the TSC or, without one, by the PIT's latch: a second
- *     crystal either way, so trusted on a 486 too. Same back-to-back
- *     arrangement as the timer.
- *   - Both are periodic (rng_source_periodic), and a deterministic
- *     emulator showed the meter alone paying them for deltas that only
- *     followed the CPU's own work (docs/ENTROPY.md, section 7). So a
- *     periodic source's sample is measured only when the caller says
- *     both its interrupt and the one before woke the CPU from its halt
- *     (add_busy_timing_entropy otherwise) and its delta is one period
- *     within a quarter (rng_off_period); the others are mixed, counted
- *     in `skipped`, never measured or credited. And its estimate pays
- *     nothing below RNG_METER_PERIODIC_FLOOR_MILLI, the 2 bits the
- *     health tests' cutoffs are computed for (SP 800-90B 4.4.1, 4.4.2):
- *     below that the tests cannot watch it, and a clock with less than
- *     2 bits of jitter a tick is what an emulator's clock looks like.
+ *   - `rtc`: a second crystal whatever times it, so trusted on a 486 too
+ *     (docs/ENTROPY.md, section 7); the timer's back-to-back arrangement.
+ *   - Both are periodic (rng_source_periodic): a sample is measured only
+ *     when it and the one before woke the CPU (add_busy_timing_entropy
+ *     otherwise) and its delta is one period within a quarter
+ *     (rng_off_period), and the estimate pays nothing below
+ *     RNG_METER_PERIODIC_FLOOR_MILLI (2 bits); the others are mixed and
+ *     counted in `skipped`. Why: docs/ENTROPY.md, section 7, rules 1-3.
  *   - Disks (ata0..3), trusted by default under measured. 2002 refused
  *     disk timing because it was observable: from the network, a file
  *     server's reads are caused and timed by clients. rand86 serves no
@@ -250,10 +221,8 @@
  * shown, and `sources` shows credited=0. Default-deny: a source added
  * later earns nothing there until it says a person drives it. On real
  * hardware the check finds time and nothing changes: the meter decides.
- * What it does not catch: an emulator that charges a port read its ISA
- * cost in emulated cycles (cycle-accurate PC emulators) - there the
- * restart test (make restart-test) is the judge. Under credit=xymoron
- * and credit=tso nothing changes: the seeds' rules, hole included.
+ * What it does not catch: docs/ENTROPY.md, section 7. Under
+ * credit=xymoron and credit=tso nothing changes: the seeds' rules.
  *
  * Seeded before serving (credit=measured)
  * =======================================
@@ -287,19 +256,13 @@
  * urandom's generator (credit=measured)
  * ======================================
  *
- * v1.89 hashed the secondary pool once per 10 bytes of urandom; on a
- * 4 MIPS 386 that fills under half a 115200 line. Under credit=measured
- * urandom is ChaCha20 with fast key erasure (chacha.c; Bernstein 2017,
- * Linux 5.17), as Linux has served it since 4.8. Each key, the first and
- * every reseed, takes RNG_CRNG_KEY_BITS credited bits the pools hold,
- * debited as spent (the identity below counts them); its bytes are v1.89
- * extractions of both pools. The first key is owed from the flush that
- * seeds; later ones uptime/2 after the last, within [1 s, 60 s] (Linux
- * 5.18). The flush makes an owed key as soon as the pools hold its bits,
- * and /dev/random waits while one is owed, the first from boot on: the
- * key goes first, as Linux seeds its generator before anything else. Under
- * credit=xymoron and credit=tso urandom is v1.89's, byte for byte
- * (tests/vectors/urandom_v189/). docs/ENTROPY.md section 10 has the why.
+ * Under credit=measured urandom is ChaCha20 with fast key erasure
+ * (chacha.c), keyed from both pools by crng.c: each key takes
+ * RNG_CRNG_KEY_BITS credited bits the pools hold, debited as spent (the
+ * identity below counts them), and /dev/random waits while one is owed,
+ * the first from boot on. Under credit=xymoron and credit=tso urandom is
+ * v1.89's, byte for byte (tests/vectors/urandom_v189/). Why, and the
+ * schedule: docs/ENTROPY.md, section 10.
  *
  * Accounting (what `status` shows): an identity, not an inequality
  * ================================================================
@@ -341,12 +304,11 @@
  *   - /dev/urandom keeps out of a reserve. In v1.89 every urandom read
  *     pulls a transfer out of the primary, so a continuous urandom reader
  *     (rngd on the stream port) keeps the primary at 0 and a /dev/random
- *     reader never wakes. Linux 2.6 answered this with a reserve that
- *     non-blocking extraction may not take (account()'s `reserved`);
- *     rand86 keeps RNG_URANDOM_RESERVE_BITS (one 256-bit key) in the
- *     primary's count against urandom's transfers and reseed debits.
- *     The reseed still mixes a whole buffer, as v1.89 did from a primary
- *     holding less than it output.
+ *     reader never wakes. As Linux 2.6 did (account()'s `reserved`;
+ *     docs/ENTROPY.md, section 9), rand86 keeps RNG_URANDOM_RESERVE_BITS
+ *     (one 256-bit key) in the primary's count against urandom's
+ *     transfers and reseed debits. The reseed still mixes a whole buffer,
+ *     as v1.89 did from a primary holding less than it output.
  *   - The appliance's own bytes (the disk driver's read addresses) come
  *     from rng_aux_bytes(), a generator keyed by hashing the pools
  *     without feedback, outside the accounting. Drawn from the extraction
