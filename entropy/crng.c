@@ -3,7 +3,8 @@
  * Under credit=measured /dev/urandom is chacha.c's fast-key-erasure
  * generator; this file makes its keys from the pools and says when.
  * random.c asks it for a key that is owed after each flush
- * (rng_crng_tick), whether one is owed (rng_crng_owed: /dev/random waits
+ * (rng_crng_tick) and before each urandom read (rng_crng_read_due),
+ * whether one is owed (rng_crng_owed: /dev/random waits
  * meanwhile) and for urandom's bytes (rng_crng_serve); the kernel's loop
  * has keys made apart (rng_crng_poll). It stands on pool.c and chacha.c.
  * Why ChaCha20 and this schedule: docs/ENTROPY.md section 10.
@@ -90,16 +91,29 @@ static void rng_crng_made(struct rng *r, uint64_t begun)
 	r->crng_next = begun + gap;
 }
 
-/* Is a key owed now (the first once seeded, then when the schedule
- * says)? Marks it owed: /dev/random waits meanwhile (crng_due). */
-static int rng_crng_owed_now(struct rng *r, uint64_t now)
+/* Is a key owed (the first once seeded, a reseed once a read found it
+ * due, rng_crng_read_due)? /dev/random waits meanwhile (crng_due). */
+static int rng_crng_owed_now(const struct rng *r)
 {
-	if (r->estimator != RNG_CREDIT_MEASURED || !r->seeded)
-		return 0;
-	if (!r->crng_due && (int64_t)(now - r->crng_next) < 0)
-		return 0;
+	return r->estimator == RNG_CREDIT_MEASURED && r->seeded && r->crng_due;
+}
+
+/*
+ * A urandom read, before it is served: is a reseed due by the schedule?
+ * Then it is owed, and made now, whole, when the pools hold its bits
+ * (made apart, the loop's polls make it while the old key serves on).
+ * Lazily, as Linux 5.18's crng_make_state does: a reseed is made only
+ * when urandom is used, so while nobody reads it the bits a person typed
+ * stay in the pools for /dev/random (a disk polled and 80 keys typed,
+ * nobody reading, once spent 5 of 25 keys' worth on keys nobody used).
+ */
+void rng_crng_read_due(struct rng *r)
+{
+	if (r->crng_due || !r->crng_keys || (int64_t)(rng_plat->now() - r->crng_next) < 0)
+		return;
 	r->crng_due = 1;
-	return 1;
+	if (!r->crng_apart)
+		rng_crng_tick(r);
 }
 
 /* After each flush (guest time, the timer tick): the key that is owed,
@@ -109,7 +123,7 @@ void rng_crng_tick(struct rng *r)
 	uint64_t now = rng_plat->now();
 	unsigned i = 0;
 
-	if (!rng_crng_owed_now(r, now) || !rng_crng_begin(r))
+	if (!rng_crng_owed_now(r) || !rng_crng_begin(r))
 		return;
 	while (!rng_crng_round(r, i))
 		i++;
@@ -138,7 +152,7 @@ int rng_crng_poll(struct rng *r)
 	uint64_t now = rng_plat->now();
 
 	if (!r->crng_round) {
-		if (!rng_crng_owed_now(r, now) || !rng_crng_begin(r))
+		if (!rng_crng_owed_now(r) || !rng_crng_begin(r))
 			return 0;
 		r->crng_begun = now;
 	}
@@ -152,7 +166,7 @@ int rng_crng_poll(struct rng *r)
 }
 
 /* credit=measured: urandom's key is owed (the first one from boot on,
- * later ones when due), and goes before /dev/random: so the first key
+ * later ones once a read found them due), and goes before /dev/random: so the first key
  * takes the first 256 bits credited, before /dev/random can drain them. */
 int rng_crng_owed(const struct rng *r)
 {

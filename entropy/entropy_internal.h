@@ -95,6 +95,7 @@ void rng_capture_put(struct rng_capture *cap, uint32_t raw, uint32_t shifted);
 /* urandom's keys (crng.c), for random.c: after a flush, the key that is
  * owed, whole; is one owed (/dev/random waits); urandom's bytes. */
 void rng_crng_tick(struct rng *r);
+void rng_crng_read_due(struct rng *r);
 int rng_crng_owed(const struct rng *r);
 void rng_crng_serve(struct rng *r, uint8_t *dst, size_t len);
 #endif

@@ -546,6 +546,7 @@ size_t rng_read_urandom(struct rng *r, void *buf, size_t len)
 	if (!rng_urandom_ready(r))
 		return 0;
 	if (r->estimator == RNG_CREDIT_MEASURED) {
+		rng_crng_read_due(r);
 		r->urandom_bytes += len;
 		rng_crng_serve(r, dst, len);
 		return served;

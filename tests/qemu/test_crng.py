@@ -8,8 +8,8 @@ keys (under sleep=off only typing credits, and a reseed's 256 bits take a
 minute of typing). Keys are typed over QMP too. The schedule is the one
 the docs state: the next key is due uptime/2 after the last one, at
 least 1 s and at most 60 s; each key debits 256 credited bits the pools
-hold, and the flush (one per timer tick) makes it as soon as it is due
-and the bits are there. Key times are the core's clock (the TSC) since
+hold, and the first urandom read after it is due makes it when the bits
+are there (reseeds are lazy: COM2's stream=urandom reads all along). Key times are the core's clock (the TSC) since
 the pools were initialised, in ms; `uptime_ms` is a separate, leap-checked
 clock, so the two are not compared.
 """
@@ -71,18 +71,35 @@ def test_keys_follow_the_schedule_and_show_in_status():
                 # a reseed, seen alone: made when due, not before
                 assert keyed >= preseed, (prev, st)
                 pool = int(prev["primary_bits"]) + int(prev["secondary_bits"])
-                # a flush per timer tick, run by the main loop: one busy
-                # with a command (status prints ~30 lines) may run it a
-                # few ticks late, and one running a source's full
+                # COM2's stream reads urandom each pass of the main loop:
+                # one busy with a command (status prints ~30 lines) may
+                # come a few ticks late, and one running a source's full
                 # assessment (~6 M host instructions, entropy/measure.c;
                 # 218 ms seen at shift=5) a fifth of a second
                 late_ms = 5 * (1000 // int(st["hz"])) + 1 + 300
                 if pool >= 256:
                     # the bits were there while it was not yet made, and
                     # nothing but keys debits the pools here: the first
-                    # flush after the deadline must have made it
+                    # read after the deadline must have made it
                     assert keyed - preseed <= late_ms, (prev, st)
                     on_time += 1
             if keys >= 2 and on_time >= 1 and past_min:
                 break
         assert vm.com2.read_exact(64, 30)          # and urandom serves
+
+
+@pytest.mark.timeout(90)
+def test_no_reseed_while_nobody_reads_urandom():
+    # Reseeds are lazy: COM2 off and nothing typed at the console, the
+    # timer credits all along, and past five deadlines of the schedule
+    # (1, 2, 3, 4.5, 6.75, 10.1 s) only the first key has been made; the
+    # first urandom read after that makes the next.
+    with Rand86(append="stream=off rtc=off") as vm:
+        st = vm.wait_guest_ms(12000)
+        assert st["seeded"] == "1", st
+        assert keys_of(st)[0] == 1 and st["spent_bits"] == "256", st
+        assert int(st["primary_bits"]) + int(st["secondary_bits"]) >= 256, st
+        assert int(st["uptime_ms"]) > int(st["urandom_reseed_ms"]) + 1000, st
+        vm.ok("urandom 16")
+        after = vm.status()
+        assert keys_of(after)[0] == 2 and after["spent_bits"] == "512", after

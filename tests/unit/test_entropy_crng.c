@@ -279,6 +279,8 @@ static void test_state_after_a_read_cannot_reproduce_its_bytes(void **state)
  */
 static void test_each_key_debits_256_bits_from_the_pools(void **state)
 {
+	uint8_t buf[16];
+
 	(void)state;
 	seed_measured(&r, 100);
 	assert_int_equal(r.crng_keys, 1);
@@ -286,11 +288,14 @@ static void test_each_key_debits_256_bits_from_the_pools(void **state)
 	assert_int_equal(r.spent_bits, 256);
 	assert_int_equal(r.primary.entropy_count, 100);
 	check_identity(&r);
-	/* the next key, due once the schedule says: 100 primary + 156 secondary */
+	/* the next key, due once the schedule says and made by the read that
+	 * finds it due: 100 primary + 156 secondary */
 	r.secondary.entropy_count = 200;
 	r.credited_bits += 200;
 	stub_time = r.crng_next;
 	flush_with_credit(&r, 0);
+	assert_int_equal(r.crng_keys, 1);              /* nobody read: no key */
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
 	assert_int_equal(r.crng_keys, 2);
 	assert_int_equal(r.primary.entropy_count, 0);
 	assert_int_equal(r.secondary.entropy_count, 44);
@@ -352,6 +357,7 @@ static void test_reseed_schedule_in_clock_time(void **state)
 		75937500, 113906250, 170859375, 230859375, 290859375 };
 	const uint64_t us = 1000;                      /* stub clock: 1 GHz */
 	struct rng_stats st;
+	uint8_t buf[16];
 	unsigned i;
 
 	(void)state;
@@ -366,10 +372,12 @@ static void test_reseed_schedule_in_clock_time(void **state)
 		r.primary.entropy_count += 300;
 		r.credited_bits += 300;
 		stub_time = key_at_us[i] * us - 1;     /* a nanosecond early: no key */
-		flush_with_credit(&r, 0);
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
 		assert_int_equal(r.crng_keys, i);
 		stub_time = key_at_us[i] * us;
-		flush_with_credit(&r, 0);
+		flush_with_credit(&r, 0);              /* due, but no read: no key */
+		assert_int_equal(r.crng_keys, i);
+		assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
 		assert_int_equal(r.crng_keys, i + 1);
 		check_identity(&r);
 	}
@@ -388,6 +396,8 @@ static void test_owed_reseed_waits_for_bits_and_urandom_serves_on(void **state)
 	seed_measured(&r, 0);
 	stub_time = r.crng_next;
 	flush_with_credit(&r, 100);
+	assert_int_equal(r.crng_due, 0);               /* due, but owed once read */
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
 	assert_int_equal(r.crng_keys, 1);
 	assert_int_equal(r.crng_due, 1);
 	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
@@ -395,6 +405,30 @@ static void test_owed_reseed_waits_for_bits_and_urandom_serves_on(void **state)
 	flush_with_credit(&r, 156);
 	assert_int_equal(r.crng_keys, 2);
 	assert_int_equal(r.crng_due, 0);
+	check_identity(&r);
+}
+
+/* Reseeds are lazy (Linux 5.18): while nobody reads urandom none is
+ * made, however long past due, and what is credited stays for
+ * /dev/random; the first read after that makes one. */
+static void test_no_reseed_spends_bits_while_nobody_reads_urandom(void **state)
+{
+	uint8_t buf[16];
+	unsigned i;
+
+	(void)state;
+	seed_measured(&r, 0);
+	for (i = 0; i < 20; i++) {
+		stub_time = r.crng_next + i * 61000000000ull;   /* a minute apart */
+		flush_with_credit(&r, 200);
+	}
+	assert_int_equal(r.crng_keys, 1);
+	assert_int_equal(r.spent_bits, 256);
+	assert_int_equal(r.crng_due, 0);
+	assert_true(rng_random_ready(&r));
+	assert_int_equal(rng_read_urandom(&r, buf, sizeof(buf)), sizeof(buf));
+	assert_int_equal(r.crng_keys, 2);
+	assert_int_equal(r.spent_bits, 512);
 	check_identity(&r);
 }
 
@@ -548,6 +582,7 @@ int main(void)
 		cmocka_unit_test_setup(test_first_key_goes_before_random, setup),
 		cmocka_unit_test_setup(test_reseed_schedule_in_clock_time, setup),
 		cmocka_unit_test_setup(test_owed_reseed_waits_for_bits_and_urandom_serves_on, setup),
+		cmocka_unit_test_setup(test_no_reseed_spends_bits_while_nobody_reads_urandom, setup),
 		cmocka_unit_test_setup(test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs, setup),
 		cmocka_unit_test_setup(test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot, setup),
 		cmocka_unit_test_setup(test_reads_apart_leave_chacha20_reads_whole, setup),
