@@ -432,6 +432,20 @@ static void test_no_reseed_spends_bits_while_nobody_reads_urandom(void **state)
 	check_identity(&r);
 }
 
+/* r, set to work apart, and `whole`, which makes everything at once: the
+ * same boot data and the same credit, so their outputs can be compared. */
+static void twins(struct rng *whole, enum rng_estimator est, void (*apart)(struct rng *),
+		  unsigned bits)
+{
+	rng_init(whole, est);
+	rng_init(&r, est);
+	apart(&r);
+	rng_mix_uncredited(whole, "boot", 4);
+	rng_mix_uncredited(&r, "boot", 4);
+	flush_with_credit(whole, bits);
+	flush_with_credit(&r, bits);
+}
+
 /*
  * Keys made apart (rng_crng_keys_apart, as the appliance does): one
  * extraction round a poll, eight in all, and the key the flush would have
@@ -445,13 +459,7 @@ static void test_a_key_made_apart_takes_eight_polls_and_equals_the_flushs(void *
 	unsigned polls = 0;
 
 	(void)state;
-	rng_init(&whole, RNG_CREDIT_MEASURED);
-	rng_init(&r, RNG_CREDIT_MEASURED);
-	rng_crng_keys_apart(&r);
-	rng_mix_uncredited(&whole, "boot", 4);
-	rng_mix_uncredited(&r, "boot", 4);
-	flush_with_credit(&whole, RNG_CRNG_KEY_BITS + 100);
-	flush_with_credit(&r, RNG_CRNG_KEY_BITS + 100);
+	twins(&whole, RNG_CREDIT_MEASURED, rng_crng_keys_apart, RNG_CRNG_KEY_BITS + 100);
 	assert_int_equal(whole.crng_keys, 1);
 	assert_int_equal(r.crng_keys, 0);              /* the flush left it to the polls */
 	while (rng_crng_poll(&r)) {
@@ -528,13 +536,7 @@ static void test_a_reseed_made_apart_takes_34_polls_and_equals_the_one_shot(void
 	size_t got, k;
 
 	(void)state;
-	rng_init(&whole, RNG_CREDIT_XYMORON);
-	rng_init(&r, RNG_CREDIT_XYMORON);
-	rng_reads_apart(&r);
-	rng_mix_uncredited(&whole, "boot", 4);
-	rng_mix_uncredited(&r, "boot", 4);
-	flush_with_credit(&whole, 2000);
-	flush_with_credit(&r, 2000);
+	twins(&whole, RNG_CREDIT_XYMORON, rng_reads_apart, 2000);
 	got = read_both_to_the_reseed(&whole, a, b, sizeof(a));
 	assert_int_equal(got, RNG_RESEED_BYTES);        /* stopped where the reseed is due */
 	assert_int_equal(r.reseeds, 0);
