@@ -51,32 +51,7 @@ class Rand86(Console):
     def __exit__(self, *exc):
         self.close()
 
-    # ---- console: send, cmd, ok, status, sources from Console ----
-    def settle(self, quiet=0.5, timeout=60):
-        """After noise: wait until COM1 is quiet, then drop any partial line
-        with a Ctrl-C; again until nothing more comes after its prompt (input
-        the UART had not taken in yet echoes only when it does)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self._wait_quiet(quiet, deadline)
-            self.com1.skip_all()
-            self.send(b"\x03")
-            self.com1.expect(rb"\^C\r\nrand86> ", 20)
-            time.sleep(quiet)
-            if not self.com1.unconsumed():
-                return
-            if time.monotonic() > deadline:
-                raise Timeout("console never went quiet")
-
-    def _wait_quiet(self, quiet, deadline):
-        while True:
-            n = self.com1.available()
-            time.sleep(quiet)
-            if self.com1.available() == n:
-                return
-            if time.monotonic() > deadline:
-                raise Timeout("console never went quiet")
-
+    # ---- console: send, cmd, ok, status, sources, settle from Console ----
     def wait_events(self, name, want, timeout=10):
         """Poll `sources` until source `name` has at least `want` events; return its fields."""
         deadline = time.monotonic() + timeout
