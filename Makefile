@@ -213,7 +213,10 @@ test-host: test-sha1-i386
 # the Linux guest are built here, before any test starts. PYTEST_JOBS=0
 # runs them one at a time in this process.
 PYTEST_ARGS ?=
-PYTEST_JOBS ?= auto
+# One worker more than there are cores: many tests spend their time on a
+# pace (a typist's keys over QMP, a guest's seconds) rather than the CPU,
+# and no verdict depends on how fast the host runs the guest (docs/TESTING.md).
+PYTEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test-qemu: $(BUILD)/rand86.elf $(BUILD)/rand86.iso
 	$(PYRUN) pytest -q -p no:cacheprovider -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS) tests/qemu
 
