@@ -323,12 +323,15 @@ class RfbBochs(Bochs):
             if not data:
                 return
 
-    def key(self, ch, hold=0.06):
+    def key(self, ch, hold=0.06, between=None):
         """Press and release the key of character ch (its X keysym is its
-        Latin-1 code), held `hold` seconds as a person holds one."""
+        Latin-1 code), held `hold` seconds as a person holds one, and
+        while `between()` runs if given (a pace in the guest's time)."""
         import struct
         self.rfb.sendall(struct.pack(">BBxxI", 4, 1, ord(ch)))
         time.sleep(hold)
+        if between:
+            between()
         self.rfb.sendall(struct.pack(">BBxxI", 4, 0, ord(ch)))
 
     def nudge(self, rnd, hold=(0.03, 0.12)):

@@ -40,10 +40,14 @@ def typed_boot(d, iso, seed, timeout=240):
             if time.monotonic() > deadline:
                 raise Timeout("typing never seeded: %r" % st)
             # a fast typist: Bochs's clock counts instructions, so a hold
-            # of 10-50 ms is still hundreds of thousands of distinct counts
+            # of 10-50 ms is still hundreds of thousands of distinct counts.
+            # Each edge waits for a console reply (`help`, ~90 ms of guest
+            # serial time): spaced in guest time, not only the host's, as a
+            # loaded host runs Bochs slower and its display takes events
+            # in at its own pace.
             for _ in range(20):
-                vm.key(rnd.choice("asdfjkl"), rnd.uniform(0.01, 0.05))
-                time.sleep(rnd.uniform(0.005, 0.04))
+                vm.key(rnd.choice("asdfjkl"), rnd.uniform(0.01, 0.05), between=lambda: vm.ok("help"))
+                vm.ok("help")
         kbd = vm.sources()["keyboard"]
         deadline = time.monotonic() + 60
         while (os.path.getsize(com2) if os.path.exists(com2) else 0) < FIRST:
