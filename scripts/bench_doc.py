@@ -49,13 +49,18 @@ def notes_emulated():
   MiB until the prompt appears on COM1 within %.0f s; each try is listed.
 - QEMU start to prompt: from starting the QEMU process until `rand86> ` is read
   on COM1 (stdio), default memory, median of %d boots.
+- TCG seeding: `seeded_ms` of %d boots with the timer alone (rtc=off,
+  stream=off), the median judged: how soon depends on how much host the
+  guest gets, so the suite asks only that such a boot seeds.
+- rngd: the FIPS blocks rngd reads from a Linux guest's ttyS1 (rand86's COM2,
+  stream=urandom) in 10 s, as tests/qemu/test_linux_guest.py runs it.
 - PIT clock: uptime_ms against host time at hz=1000 on -cpu 486, where ticks
   that QEMU delivers late or merges are restored from channel 2; host time,
   so reported here, not tested.
 - urandom rates: bytes the host read from QEMU's socket chardev over %.0f s once
   the stream was flowing. QEMU's 16550 does not pace bytes at the baud rate,
   so these are what the emulated UART and the appliance's main loop sustain.
-""" % (BENCH_RUNS, MEM_BOOT_TIMEOUT, BOOTS, STREAM_SECONDS)
+""" % (BENCH_RUNS, MEM_BOOT_TIMEOUT, BOOTS, BOOTS, STREAM_SECONDS)
 
 
 def notes_slow_machines():

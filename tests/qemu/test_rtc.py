@@ -71,8 +71,11 @@ def test_rtc_interrupts_at_its_rate_as_a_trusted_source(append, hz):
         # Never more than hz. TCG merges periods when the host is late, so
         # how many fewer depends on the host (5,677 a second at rtc=8192
         # with the suite on both cores): register A, read above, is what
-        # proves the rate programmed; the figure only has to show it runs.
-        assert hz * 0.25 <= rate <= 1.02 * hz + 0.5, "%.1f interrupts a second at rtc=%d" % (rate, hz)
+        # proves the rate programmed; the figure only has to show it runs:
+        # above ten times the 20 a second a missed acknowledgement leaves
+        # (1,945 at rtc=8192 with four busy loops beside the suite).
+        low = min(hz * 0.25, 200)
+        assert low <= rate <= 1.02 * hz + 0.5, "%.1f interrupts a second at rtc=%d" % (rate, hz)
         assert vm.sources()["rtc"]["rearms"] == "0"
 
 
@@ -131,9 +134,9 @@ def test_a_c_read_from_outside_is_harmless():
             vm.qmp.execute("cont")
             time.sleep(0.05)
         e0 = int(vm.sources()["rtc"]["events"])
-        time.sleep(1.0)
+        vm.wait_guest_ms(1000)
         src = vm.sources()["rtc"]
-        assert int(src["events"]) - e0 >= 32, src
+        assert int(src["events"]) - e0 >= 32, src      # of 64 a guest second
         assert src["rearms"] == "0", src
 
 
