@@ -59,8 +59,13 @@ def test_keys_follow_the_schedule_and_show_in_status():
                                                 int(st["spent_bits"])), st
             if keys and st["seeded"] != "1":
                 pytest.fail("a key before seeded: 1: %r" % st)
-            if st["seeded"] == "1" and prev["seeded"] == "0":
-                assert keys >= 1, "the flush that seeded made no key: %r" % st
+            if st["seeded"] == "1" and keys == 0:
+                # the first key is owed from the flush that seeds and made
+                # apart, a round a pass (one may run a full assessment,
+                # 218 ms seen at shift=5): guest time, so the host's load
+                # cannot stretch it
+                lag = int(st["uptime_ms"]) - int(st["seeded_ms"])
+                assert lag <= 500, "seeded %d guest ms ago and no key: %r" % (lag, st)
             if keys == 0:
                 assert int(st["urandom_bytes"]) == 0 and com2_before == 0, (com2_before, st)
                 continue
