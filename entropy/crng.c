@@ -120,11 +120,12 @@ void rng_crng_read_due(struct rng *r)
  * whole, as soon as the pools hold its bits. */
 void rng_crng_tick(struct rng *r)
 {
-	uint64_t now = rng_plat->now();
+	uint64_t now;
 	unsigned i = 0;
 
 	if (!rng_crng_owed_now(r) || !rng_crng_begin(r))
 		return;
+	now = rng_plat->now();                   /* the key's time: when it was begun */
 	while (!rng_crng_round(r, i))
 		i++;
 	rng_crng_made(r, now);
@@ -149,12 +150,10 @@ void rng_crng_keys_apart(struct rng *r)
  */
 int rng_crng_poll(struct rng *r)
 {
-	uint64_t now = rng_plat->now();
-
 	if (!r->crng_round) {
 		if (!rng_crng_owed_now(r) || !rng_crng_begin(r))
 			return 0;
-		r->crng_begun = now;
+		r->crng_begun = rng_plat->now();
 	}
 	if (rng_crng_round(r, r->crng_round)) {
 		r->crng_round = 0;
@@ -166,8 +165,9 @@ int rng_crng_poll(struct rng *r)
 }
 
 /* credit=measured: urandom's key is owed (the first one from boot on,
- * later ones once a read found them due), and goes before /dev/random: so the first key
- * takes the first 256 bits credited, before /dev/random can drain them. */
+ * later ones once a read found them due), and goes before /dev/random:
+ * so the first key takes the first 256 bits credited, before
+ * /dev/random can drain them. */
 int rng_crng_owed(const struct rng *r)
 {
 	return r->estimator == RNG_CREDIT_MEASURED && (r->crng_due || !r->crng_keys);
