@@ -10,11 +10,8 @@
  * and the MCV, Lag and combined estimates over the last window, plus the
  * lowest and mean estimate over every full window of the capture.
  *
- * Then the full assessment: every non-IID estimator of SP 800-90B 6.3
- * (MCV, collision, Markov, compression, t-tuple, LRS, MultiMCW, Lag,
- * MultiMMC, LZ78Y; entropy/est_stat.c and est_pred.c, each checked
- * against stored ea_non_iid figures by the unit tests), on the symbols
- * and on their bits, combined as ea_non_iid combines them:
+ * Then the full assessment of tools/full_assess.h, every non-IID
+ * estimator of SP 800-90B 6.3 on the symbols and on their bits,
  * min(H_original, 8 x H_bitstring). The estimators are verified on, and
  * hold at most, RNG_EST_NMAX_LIT = 1024 symbols (8192 bits), the meter's
  * window; so the capture is cut into consecutive blocks of 1024 (a last
@@ -31,74 +28,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "entropy/entropy_internal.h"   /* the estimators, and entropy_hooks.h */
+#include "entropy/entropy_internal.h"   /* the meter, and entropy_hooks.h */
+#include "tools/full_assess.h"
 
 static struct rng_meter m;
 
 #define CAPTURE_MAX 200000                   /* samples kept for the assessment */
 #define BLOCK RNG_EST_NMAX_LIT
-#define SCRATCH (RNG_EST_SCRATCH > RNG_EST_STAT_SCRATCH ? RNG_EST_SCRATCH : RNG_EST_STAT_SCRATCH)
 
 static uint8_t cap[CAPTURE_MAX];
-static uint8_t bits[BLOCK * 8];
-static uint32_t scratch[SCRATCH / 4];
-
-typedef uint32_t (*estimator)(const uint8_t *s, uint32_t n, unsigned bits, void *scratch);
-
-/* 6.3.1: the commonest value's count, bounded above at 99% */
-static uint32_t est_mcv(const uint8_t *s, uint32_t n, unsigned b, void *w)
-{
-	uint32_t count[256] = { 0 }, c = 0;
-
-	(void)w;
-	for (uint32_t i = 0; i < n; i++)
-		if (++count[s[i]] > c)
-			c = count[s[i]];
-	(void)b;                             /* on bits p >= 1/2: at most 1 bit */
-	return rng_ucb_milli(c, n);
-}
-
-/* In ea_non_iid's order (6.3.1-6.3.10). Collision, Markov and
- * compression answer `no estimate` (8000) on 8-bit symbols, as the tool
- * runs them on the bitstring only. */
-static const struct {
-	const char *name;
-	estimator f;
-} est[] = {
-	{ "MCV", est_mcv }, { "Collision", rng_est_collision_milli },
-	{ "Markov", rng_est_markov_milli }, { "Compression", rng_est_compression_milli },
-	{ "T-Tuple", rng_est_ttuple_milli }, { "LRS", rng_est_lrs_milli },
-	{ "MultiMCW", rng_est_multimcw_milli }, { "Lag", rng_est_lag_milli },
-	{ "MultiMMC", rng_est_multimmc_milli }, { "LZ78Y", rng_est_lz78y_milli },
-};
-#define NEST (sizeof(est) / sizeof(est[0]))
-
-struct tally {
-	uint64_t sum[2][NEST], total;        /* [literal, bitstring x 8], milli */
-	uint32_t low[2][NEST], lowest, blocks;
-};
-
-/* One block: every estimator on the symbols and on their bits; returns
- * min(H_original, 8 x H_bitstring), as ea_non_iid reports it. */
-static uint32_t assess_block(const uint8_t *s, uint32_t n, struct tally *t)
-{
-	uint32_t h = 8000, v;
-
-	rng_est_bits(s, n, bits);
-	for (unsigned k = 0; k < 2; k++) {
-		for (unsigned e = 0; e < NEST; e++) {
-			v = k ? 8 * est[e].f(bits, 8 * n, 1, scratch) : est[e].f(s, n, 8, scratch);
-			if (v > 8000)
-				v = 8000;
-			t->sum[k][e] += v;
-			if (t->blocks == 0 || v < t->low[k][e])
-				t->low[k][e] = v;
-			if (v < h)
-				h = v;
-		}
-	}
-	return h;
-}
 
 static void print_pair(const char *key, uint64_t sum, uint32_t blocks, uint32_t low)
 {
@@ -111,26 +49,28 @@ static void print_pair(const char *key, uint64_t sum, uint32_t blocks, uint32_t 
 /* The full assessment of cap[0..n-1], block by block (see the top). */
 static void assess(uint32_t n)
 {
-	static struct tally t;
-	uint32_t len = n < BLOCK ? n : BLOCK, h;
+	static struct full_tally t;
+	uint64_t total = 0;
+	uint32_t len = n < BLOCK ? n : BLOCK, h, lowest = 0;
 	char key[64];
 
 	for (uint32_t at = 0; at + len <= n; at += len) {
-		h = assess_block(cap + at, len, &t);
-		if (t.blocks == 0 || h < t.lowest)
-			t.lowest = h;
-		t.total += h;
+		h = full_assess_block(cap + at, len, &t);
+		if (t.blocks == 0 || h < lowest)
+			lowest = h;
+		total += h;
 		t.blocks++;
 	}
 	printf("full assessment (SP 800-90B 6.3, every estimator): %u block(s) of %u symbols\n",
 	       t.blocks, len);
 	for (unsigned k = 0; k < 2; k++) {
-		for (unsigned e = 0; e < NEST; e++) {
-			snprintf(key, sizeof(key), "  %s %s", k ? "8 x bitstring" : "literal", est[e].name);
+		for (unsigned e = 0; e < FULL_ASSESS_NEST; e++) {
+			snprintf(key, sizeof(key), "  %s %s", k ? "8 x bitstring" : "literal",
+				 full_assess_name[e]);
 			print_pair(key, t.sum[k][e], t.blocks, t.low[k][e]);
 		}
 	}
-	print_pair("assessment, min(H_original, 8 x H_bitstring), mean", t.total, t.blocks, t.lowest);
+	print_pair("assessment, min(H_original, 8 x H_bitstring), mean", total, t.blocks, lowest);
 }
 
 static int parse_line(const char *line, uint32_t *raw, uint32_t *shifted)
