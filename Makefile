@@ -34,7 +34,8 @@ KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS)) $(patsubst %.S,$(BUILD)/k/%.o,$
 # Deferred (=): on a fresh machine gcc-multilib arrives with `deps`, after parsing.
 LIBGCC = $(shell gcc -m32 -print-libgcc-file-name)
 
-.PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest soak
+.PHONY: all iso run test test-host test-qemu test-lib deps clean distclean bench fuzz bench-host compare rngtest soak \
+	credit-vectors
 all: $(BUILD)/rand86.elf
 
 deps:
@@ -273,3 +274,10 @@ restart-test: deps $(BUILD)/rand86.elf
 # docs/dashboard.png); ea_non_iid too when it is on PATH ---
 compare: deps $(BUILD)/rand86.elf $(BUILD)/host/h_estimate
 	$(PYRUN) scripts.compare
+
+# The captures the credit rule is derived from (tests/vectors/credit/,
+# docs/ENTROPY.md "What a window is paid"); then the table to put in
+# entropy/entropy.h.
+credit-vectors: deps $(BUILD)/rand86.elf $(BUILD)/host/credit_derive
+	$(PYRUN) scripts.credit_vectors
+	$(BUILD)/host/credit_derive $(sort $(wildcard tests/vectors/credit/*.txt)) | tail -1

@@ -41,6 +41,12 @@
 #define RNG_METER_MAX_MILLI 8000   /* the symbol is 8 bits wide */
 #define RNG_METER_FULL_EVERY 512   /* symbols between full assessments, once the window is full */
 #define RNG_METER_PERIODIC_FLOOR_MILLI 2000  /* the health tests' H (measure.c): periodic sources */
+/* The credit rule (random.c rng_pay_milli, docs/ENTROPY.md "What a window
+ * is paid"): per mille of the estimate paid, by the estimate's level (from
+ * RNG_PAY_LEVEL_MILLI) and the window's fill (64, 128, 256, 512, 1024),
+ * as build/host/credit_derive prints it from tests/vectors/credit/. */
+#define RNG_PAY_LEVEL_MILLI { 0, 1500, 3000 }
+#define RNG_PAY_PERMILLE { { 869, 733, 661, 661, 679 }, { 790, 834, 812, 750, 656 }, { 1000, 985, 865, 767, 814 } }
 
 enum rng_health { RNG_HEALTH_WARMUP = 0, RNG_HEALTH_OK = 1, RNG_HEALTH_FAIL = 2 };
 

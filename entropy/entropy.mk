@@ -17,8 +17,9 @@ ENTROPY_HOST_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanit
 ENTROPY_HDRS := entropy/entropy.h entropy/entropy_hooks.h entropy/entropy_internal.h
 ENTROPY_STUB := tests/unit/entropy_platform_stub.c
 ENTROPY_OPS := tests/fuzz/entropy_ops.c tests/fuzz/entropy_ops.h
+CREDIT_VECTORS := $(sort $(wildcard tests/vectors/credit/*.txt))
 ENTROPY_TESTS := test_entropy test_entropy_crypto test_entropy_props test_entropy_measure \
-	test_entropy_est_stat test_entropy_est_pred test_entropy_crng
+	test_entropy_est_stat test_entropy_est_pred test_entropy_crng test_entropy_credit
 ENTROPY_TEST_BINS := $(addprefix $(ENTROPY_HOST)/,$(ENTROPY_TESTS))
 FUZZ_SECONDS ?= 60
 
@@ -60,6 +61,13 @@ $(ENTROPY_HOST)/test_entropy_est_stat: tests/unit/test_entropy_est_stat.c \
 	@mkdir -p $(dir $@)
 	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< $(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 
+# The credit rule on stored captures, against the full assessment (tools/full_assess.c).
+$(ENTROPY_HOST)/test_entropy_credit: tests/unit/test_entropy_credit.c tools/full_assess.c \
+		tools/full_assess.h $(CREDIT_VECTORS) $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) $(ENTROPY_HOST_CFLAGS) -o $@ $< tools/full_assess.c $(ENTROPY_SRCS) \
+		$(ENTROPY_STUB) -lcmocka
+
 # urandom's generator: RFC 8439 vectors, erasure, schedule, v1.89's recorded bytes.
 $(ENTROPY_HOST)/test_entropy_crng: tests/unit/test_entropy_crng.c tests/vectors/urandom_v189/scenario.h \
 		tests/vectors/urandom_v189/v189.bin $(ENTROPY_SRCS) $(ENTROPY_STUB) $(ENTROPY_HDRS)
@@ -73,8 +81,12 @@ $(ENTROPY_HOST)/test_entropy_props: tests/unit/test_entropy_props.c $(ENTROPY_OP
 		$(ENTROPY_SRCS) $(ENTROPY_STUB) -lcmocka
 
 # Each binary prints cmocka's summary; any failure stops make.
-test-entropy: $(ENTROPY_TEST_BINS) $(ENTROPY_HOST)/gen/mix_vectors.h $(ENTROPY_HOST)/h_estimate
+test-entropy: $(ENTROPY_TEST_BINS) $(ENTROPY_HOST)/gen/mix_vectors.h $(ENTROPY_HOST)/h_estimate \
+		$(ENTROPY_HOST)/credit_derive
 	@set -e; for t in $(ENTROPY_TEST_BINS); do echo "== $$t"; $$t; done
+	@echo "== credit_derive --check (RNG_PAY_PERMILLE against tests/vectors/credit/)"
+	@$(ENTROPY_HOST)/credit_derive --check $(CREDIT_VECTORS) > $(ENTROPY_HOST)/credit_derive.out || \
+		{ cat $(ENTROPY_HOST)/credit_derive.out; exit 1; }
 	@echo "== tests/model (pytest; scripts/deps installs it: missing, it fails)"
 	@$(ENTROPY_PYTHON) -m pytest -q -p no:cacheprovider tests/model
 
@@ -92,13 +104,19 @@ fuzz-entropy: $(ENTROPY_HOST)/fuzz_entropy
 
 # The on-board estimator and the full SP 800-90B 6.3 assessment on a
 # `samples` capture (tools/h_estimate.c).
-$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c entropy/measure.c entropy/est_stat.c entropy/est_pred.c \
-		entropy/fixed.c $(ENTROPY_HDRS)
+ENTROPY_ASSESS := tools/full_assess.c entropy/measure.c entropy/est_stat.c entropy/est_pred.c \
+	entropy/fixed.c
+$(ENTROPY_HOST)/h_estimate: tools/h_estimate.c $(ENTROPY_ASSESS) tools/full_assess.h $(ENTROPY_HDRS)
 	@mkdir -p $(dir $@)
-	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $< entropy/measure.c \
-		entropy/est_stat.c entropy/est_pred.c entropy/fixed.c
+	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $< $(ENTROPY_ASSESS)
 
 h-estimate: $(ENTROPY_HOST)/h_estimate
+
+# What a window of n samples is paid, derived from stored captures
+# (tools/credit_derive.c); `--check` in test-entropy holds the table to it.
+$(ENTROPY_HOST)/credit_derive: tools/credit_derive.c $(ENTROPY_ASSESS) tools/full_assess.h $(ENTROPY_HDRS)
+	@mkdir -p $(dir $@)
+	$(ENTROPY_HOST_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o $@ $< $(ENTROPY_ASSESS) -lm
 
 # Exact instruction counts per operation, under callgrind: a benchmark,
 # not a test (no thresholds), so its driver lives in tools/bench/.

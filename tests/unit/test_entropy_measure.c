@@ -557,31 +557,6 @@ static void test_measured_never_more_than_xymoron_nor_estimate(void **state)
 	assert_true(irr.credited > 0);
 }
 
-/* While the meter's window fills, a source is paid its estimate times the
- * share of the window it holds: over the first 256 samples, a sample i
- * earns at most 8 bits x i / 1024, 256 bits in all (irregular typing,
- * whose estimate is near 5 bits a sample, earned ~850 bits there when
- * the first 64 samples opened the full rate). */
-static void test_first_window_is_paid_in_proportion_to_its_fill(void **state)
-{
-	struct run irr;
-	uint64_t first, later;
-
-	(void)state;
-	irr = run_source(RNG_CREDIT_MEASURED, d_irregular, 1536, 4);
-	first = pre_c[256 / 4];
-	later = pre_c[1536 / 4] - pre_c[1280 / 4];
-	print_message("irregular: %llu bits over samples 0-255, %llu over 1280-1535\n",
-		(unsigned long long)first, (unsigned long long)later);
-	assert_true(irr.credited > 0);
-	if (first > 8ull * 256 * 256 / 2 / 1024)
-		fail_msg("the first 256 samples earned %llu bits: over 8 x i / 1024 each",
-			(unsigned long long)first);
-	if (later <= 2 * first)
-		fail_msg("a full window's 256 samples earned %llu bits, the first 256 %llu",
-			(unsigned long long)later, (unsigned long long)first);
-}
-
 static void test_measured_stuck_source_fails_and_credits_nothing(void **state)
 {
 	struct run st;
@@ -940,7 +915,6 @@ int main(void)
 		cmocka_unit_test_setup(test_incremental_lag_and_mcv_equal_the_plain_form, setup),
 		cmocka_unit_test_setup(test_measured_credits_metronome_less_than_irregular, setup),
 		cmocka_unit_test_setup(test_measured_never_more_than_xymoron_nor_estimate, setup),
-		cmocka_unit_test_setup(test_first_window_is_paid_in_proportion_to_its_fill, setup),
 		cmocka_unit_test_setup(test_measured_stuck_source_fails_and_credits_nothing, setup),
 		cmocka_unit_test_setup(test_measured_warmup_credits_nothing, setup),
 		cmocka_unit_test_setup(test_wild_clocks_give_bounded_estimates, setup),
