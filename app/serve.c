@@ -143,17 +143,46 @@ static void no_source_note(void)
 	kprintf("# no trusted source is present: this read can only wait\r\n");
 }
 
+/* How many more keys seeding likely needs, once the keyboard has been
+ * typed on: `; about K more keys`, else nothing. A key is two samples
+ * (press and release); none is credited before the meter's first
+ * RNG_METER_MIN, and after that a key is assumed to earn what the keys
+ * so far earned each since then. A guess that runs high: the credit
+ * rule pays a fuller window more (entropy/random.c). */
+static void keys_hint(char *out, size_t size, uint64_t credited_total)
+{
+	struct entropy_source *kbd = rng_find_source(&rng_live, "keyboard");
+	struct rng_source_stats ss;
+	uint64_t left = credited_total < RNG_SEED_BITS ? RNG_SEED_BITS - credited_total : 0, keys;
+
+	out[0] = 0;
+	if (!kbd)
+		return;
+	rng_source_stats(kbd, &ss);
+	if (!ss.trusted || ss.events == 0 || left == 0)
+		return;
+	if (ss.credited == 0) {
+		if (ss.events < RNG_METER_MIN)
+			snprintf(out, size, "; at least %lu more keys before the first is credited",
+				 (unsigned long)((RNG_METER_MIN - ss.events + 1) / 2));
+		return;
+	}
+	keys = (left * (ss.events - RNG_METER_MIN) + 2 * ss.credited - 1) / (2 * ss.credited);
+	snprintf(out, size, "; about %lu more keys", (unsigned long)keys);
+}
+
 /* `# waiting for seeding: C of 256 bits credited; HINT`: urandom's one
  * wait per boot (credit=measured), until the primary has been credited
  * RNG_SEED_BITS since boot. */
 static void seeding_note(void)
 {
 	struct rng_stats st;
-	char hint[192], c[U64_STR_LEN];
+	char hint[192], keys[64], c[U64_STR_LEN];
 	int any = feed_hint(hint, sizeof(hint));
 	rng_stats(&rng_live, &st);
-	kprintf("# waiting for seeding: %s of %u bits credited; %s\r\n",
-		u64_str(c, st.primary_credited_bits), RNG_SEED_BITS, hint);
+	keys_hint(keys, sizeof(keys), st.primary_credited_bits);
+	kprintf("# waiting for seeding: %s of %u bits credited; %s%s\r\n",
+		u64_str(c, st.primary_credited_bits), RNG_SEED_BITS, hint, keys);
 	if (!any)
 		no_source_note();
 }
