@@ -7,11 +7,16 @@
  * make compare and the honesty test do it on a live boot: WARMUP samples,
  * then a credited stretch of STRETCH, then the full SP 800-90B 6.3
  * assessment (tools/full_assess.h) of what follows, block by block of
- * 1,024 (the mean, as compare gives it), which the rule never saw paid. docs/PROTOCOL.md's bound and the rule's
- * own (docs/ENTROPY.md, "What a window is paid"): credited per sample at
- * most 1.0x that assessment, and at least 0.6x where the assessment is
- * 1 bit a sample or more. The machine typists (steady, burst, metronome,
- * the mouse's rhythm) are held to the upper bound like every source.
+ * 1,024 (the mean, as compare gives it), which the rule never saw paid.
+ * The rule's bound (docs/ENTROPY.md, "What a window is paid";
+ * docs/PROTOCOL.md's is 1.1x): credited per sample at most 1.0x that
+ * assessment, the machine typists (steady, burst, metronome, the mouse's
+ * rhythm) like every source. Paying the meter's whole estimate (every
+ * factor 1000) fails it for the timer and the rtc (1.08x, 1.06x). No
+ * lower bound is asserted: credit=measured is Xymoron's estimate capped
+ * (docs/PROTOCOL.md), and where Xymoron's bits are under 0.6x the
+ * assessment (irregular typing, the 486 keyboard, the rtc on a 486,
+ * bursts) no factor reaches it; the figures print.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,9 +71,11 @@ static unsigned load(const char *name, unsigned *shift)
 	return n;
 }
 
-/* Replay samples 0..upto-1; the source's credited bits then (and in *bits
- * Xymoron's estimate summed, what credit=measured caps). */
-static uint64_t credited_through(unsigned shift, unsigned upto, uint64_t *bits)
+/* Replay samples 0..upto-1 once; the source's credited bits and Xymoron's
+ * estimate summed (what credit=measured caps) after sample mark-1 and
+ * after the last. mark is a multiple of PER_FLUSH: a flush ends there. */
+static void replay(unsigned shift, unsigned mark, unsigned upto, uint64_t credited[2],
+	uint64_t bits[2])
 {
 	uint64_t t = 1ull << 40;
 
@@ -84,28 +91,31 @@ static uint64_t credited_through(unsigned shift, unsigned upto, uint64_t *bits)
 			r.primary.entropy_count = 0;  /* keep the pool from clamping */
 			rng_batch_flush(&r);
 		}
+		if (i + 1 == mark) {
+			credited[0] = src.credited;
+			bits[0] = src.bits;
+		}
 	}
-	*bits = src.bits;
-	return src.credited;
+	credited[1] = src.credited;
+	bits[1] = src.bits;
 }
 
 static void check(const char *name)
 {
 	unsigned shift, n = load(name, &shift);
-	uint64_t before, after, bits0, bits1, sum = 0;
+	uint64_t credited[2], bits[2], sum = 0;
 	unsigned blocks = 0;
 	uint32_t assessed;
 	double per, xym, ratio;
 
 	if (n < WARMUP + STRETCH + NEXT)
 		fail_msg("%s: %u samples, want %u", name, n, WARMUP + STRETCH + NEXT);
-	before = credited_through(shift, WARMUP, &bits0);
-	after = credited_through(shift, WARMUP + STRETCH, &bits1);
+	replay(shift, WARMUP, WARMUP + STRETCH, credited, bits);
 	for (unsigned at = WARMUP + STRETCH; at + NEXT <= n; at += NEXT)
 		sum += full_assess_block(sym + at, NEXT, NULL), blocks++;
 	assessed = (uint32_t)(sum / blocks);
-	per = (double)(after - before) / STRETCH;
-	xym = (double)(bits1 - bits0) / STRETCH;
+	per = (double)(credited[1] - credited[0]) / STRETCH;
+	xym = (double)(bits[1] - bits[0]) / STRETCH;
 	ratio = assessed ? per * 1000.0 / assessed : (per > 0 ? 99.0 : 0.0);
 	print_message("%-13s shift %2u: credited %.3f bits/sample (Xymoron's %.3f), next %u "
 		"assessed %.3f: %.2fx\n", name, shift, per, xym, blocks * NEXT, assessed / 1000.0, ratio);
