@@ -13,12 +13,18 @@ entropy/, on 1024-symbol blocks of the capture. Used by
 tests/qemu/test_honesty.py (the invariant, asserted) and
 scripts/compare.py (the figures, printed).
 
-A driver is drive(stop): it makes input until stop() is true.
+A driver is drive(stop): it makes input until stop() is true. It runs
+in a thread of its own (driven()), so that reading `sources` at a
+stretch's end, a round trip of the console, never holds the input up:
+a typist held up there caught up with keys a QMP round trip apart, and
+the credited stretch carried a rhythm the captured one did not (it
+watches COM1 without a command).
 Standard library only.
 """
 import os
 import re
 import subprocess
+import threading
 import time
 
 from rand86 import samples2bin
@@ -39,7 +45,7 @@ def measured(fields):
 
 
 def until_measured(vm, name, want, rate=None):
-    """A stop() for drivers: true once `name` measured `want` more samples
+    """A stop() for driven(): true once `name` measured `want` more samples
     than now. With `rate` (samples a second, as the last stretch ran) it
     asks nothing until the stretch should be over by that rate, then
     reads `sources` every POLL s: the guest prints nothing while the
@@ -59,6 +65,30 @@ def until_measured(vm, name, want, rate=None):
     return stop
 
 
+def driven(drive, stop):
+    """Run drive() in its own thread until stop(), asked here, is true.
+    A driver that raises ends the wait and its exception is raised here."""
+    halt, failed = threading.Event(), []
+
+    def run():
+        try:
+            drive(halt.is_set)
+        except BaseException as e:     # handed to the caller below
+            failed.append(e)
+            halt.set()
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    try:
+        while not halt.is_set() and not stop():
+            time.sleep(0.01)
+    finally:
+        halt.set()
+        th.join(30)
+    if failed:
+        raise failed[0]
+
+
 def credit_stretch(vm, name, want, drive, rate=None):
     """Drive until `name` measured at least `want` samples (quietly, given
     the `rate` the last stretch ran at); the change in its `sources`
@@ -66,7 +96,7 @@ def credit_stretch(vm, name, want, drive, rate=None):
     (credited bits per measured sample) and `rate` (samples a second)."""
     f0 = vm.sources()[name]
     t0 = time.monotonic()
-    drive(until_measured(vm, name, want, rate))
+    driven(drive, until_measured(vm, name, want, rate))
     f1 = vm.sources()[name]
     d = {k: int(f1.get(k, 0)) - int(f0.get(k, 0))
          for k in ("events", "bits", "tso_bits", "credited", "skipped", "unmeasured")}
@@ -91,7 +121,7 @@ def capture(vm, name, n, drive, timeout=300):
             state["t"] = time.monotonic()
             state["done"] = vm.com1.unconsumed().endswith(b"rand86> ")
         return state["done"] or time.monotonic() > end
-    drive(stop)
+    driven(drive, stop)
     m = vm.com1.expect(rb"(.*?)\r\n(ok|error: [^\r\n]*)\r\nrand86> ", 60)
     if m.group(2) != b"ok":
         raise AssertionError("samples %s %d: %r" % (name, n, m.group(2)))
