@@ -41,7 +41,7 @@
 #define RNG_METER_MAX_MILLI 8000   /* the symbol is 8 bits wide */
 #define RNG_METER_FULL_EVERY 512   /* symbols between full assessments, once the window is full */
 #define RNG_METER_PERIODIC_FLOOR_MILLI 2000  /* the health tests' H (measure.c): periodic sources */
-/* The credit rule (random.c rng_pay_milli, docs/ENTROPY.md "What a window
+/* The credit rule (measure.c rng_meter_paid, docs/ENTROPY.md "What a window
  * is paid"): per mille of the estimate paid, by the estimate's level (from
  * RNG_PAY_LEVEL_MILLI) and the window's fill (64, 128, 256, 512, 1024),
  * as build/host/credit_derive prints it from tests/vectors/credit/. */

@@ -32,6 +32,9 @@ void rng_meter_add(struct rng_meter *m, uint8_t sym);
  * assessment is held that postdates the last health failure); runs the
  * full assessment when it is due, or marks it wanted if deferred. */
 uint32_t rng_meter_estimate(struct rng_meter *m);
+/* h (milli) times the share a window of the meter's fill is paid:
+ * docs/ENTROPY.md, "What a window is paid". */
+uint32_t rng_meter_paid(const struct rng_meter *m, uint32_t h);
 /* The full assessment (6.3.2-6.3.6 on the window's symbols and bits) now;
  * its result is also held in m->full_milli. */
 uint32_t rng_meter_full_milli(struct rng_meter *m);

@@ -845,32 +845,6 @@ static uint32_t rng_estimate_now(struct entropy_source *src)
 	return rng_meter_estimate(m);
 }
 
-/* The per mille of its estimate a source is paid at window fill n:
- * bands 64, 128, 256, 512 and 1024 symbols, the fills at which the meter
- * runs its assessment (measure.c). Each is derived, not chosen: on
- * stored captures of every kind of trusted source (tests/vectors/credit/),
- * the estimate after a fresh window of n over the full SP 800-90B 6.3
- * assessment of the 1,024 samples that follow, by the level of the
- * estimate (under 1.5 bits, 1.5 to 3, 3 and over), bounded above at 99%
- * confidence; the factor is 1 over the largest bound (tools/credit_derive.c,
- * docs/ENTROPY.md "What a window is paid"). It covers both what the
- * meter leaves out (the bitstring estimators and MultiMCW, 6.3) and how
- * far an estimate over n < 1024 samples runs above a longer one. */
-static const uint16_t rng_pay_permille[3][5] = RNG_PAY_PERMILLE;
-static const uint16_t rng_pay_level[3] = RNG_PAY_LEVEL_MILLI;
-_Static_assert(RNG_METER_MIN << 4 == RNG_METER_W, "a band per assessment fill, the last the full window");
-
-static uint16_t rng_pay_factor(uint64_t n, uint32_t h)
-{
-	unsigned b = 0, l = 0;
-
-	while (b + 1 < 5 && n >= (uint64_t)RNG_METER_MIN << (b + 1))
-		b++;
-	while (l + 1 < 3 && h >= rng_pay_level[l + 1])
-		l++;
-	return rng_pay_permille[l][b];
-}
-
 static uint32_t rng_pay_milli(struct entropy_source *src)
 {
 	uint32_t h;
@@ -878,17 +852,7 @@ static uint32_t rng_pay_milli(struct entropy_source *src)
 	h = rng_estimate_now(src);
 	if (src->period && h < RNG_METER_PERIODIC_FLOOR_MILLI)
 		h = 0;
-	h = h * rng_pay_factor(src->meter.n, h) / 1000;   /* h <= 8000: no overflow */
-	/* Short of a full window, also in proportion to the fill. The factor
-	 * bounds a window's estimate against the stretch after it within a
-	 * stored capture (worst window 1.54x); live, on a loaded host, the
-	 * estimate over 256-512 samples of a metronome typist ran to 2.3x
-	 * the full assessment of the next stretch, a drift no capture holds,
-	 * and was credited 1.8x of it. The seed's n/1024 ramp covers that:
-	 * a source gives up about half its credit over its first 1,024
-	 * samples (docs/ENTROPY.md, "What a window is paid"). */
-	if (src->meter.n < RNG_METER_W)
-		h = (uint32_t)(h * src->meter.n / RNG_METER_W);
+	h = rng_meter_paid(&src->meter, h);
 	if (rng_source_clock_bound(src))
 		h = 0;
 	return h;
