@@ -57,7 +57,7 @@ from scripts.bench_sources import flood_figures, guest_rates, headless_figures, 
 from scripts.bench_speed import (com1_stream_rate, com2_random_rate, com2_stream_rate,
                                  icount_figures, pit_clock_ratio, qemu_bench, rtc_cost_486,
                                  old_pc_figures, smallest_mem, tcg_seeded_ms,
-                                 wall_to_prompt)
+                                 uart_ceiling_rates, wall_to_prompt)
 
 
 # ---------------------------------------------------------------- measure
@@ -79,6 +79,7 @@ def measure(host_table_path, failures):
         "mem": take("smallest -m", smallest_mem),
         "wall": take("QEMU start to prompt", wall_to_prompt),
         "seed": take("TCG seeding from the timer", tcg_seeded_ms),
+        "ceiling": take("COM1 ceiling (a guest that only writes it)", uart_ceiling_rates),
         "com1": take("COM1 stream urandom", com1_stream_rate),
         "com2": take("COM2 stream=urandom", com2_stream_rate),
         "ic": take("icount figures", icount_figures),

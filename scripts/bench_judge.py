@@ -1,4 +1,5 @@
 """bench's table: every figure as (group, measurement, value, target, verdict) rows."""
+import statistics
 import shutil
 
 from scripts.bench_sources import FLOOD_SECONDS, GUEST_BYTES, HEADLESS_SECONDS, RNGD_SECONDS, TYPIST_KEYS
@@ -119,17 +120,40 @@ def judge_guest(rows, g):
              g[2] >= 10)
 
 
+# A stream is judged by the share it takes of what the same run's
+# baseline guest (scripts/ceiling/uart.c) gets through the same port, the
+# median of its boots: a guest that only writes COM1 reached 13-25x a
+# line here under TCG, so a target in lines would judge QEMU's 16550
+# model and the host's reader, not rand86.
+CEILING_SHARE = 0.7
+
+
 def judge_urandom(rows, f):
-    b = f["b"]
+    b, boots, ceiling = f["b"], f.get("ceiling"), None
+    if not boots:
+        rows.add("urandom", "the serial ceiling: a guest that only writes COM1", NA)
+    else:
+        ceiling = statistics.median(boots)
+        rows.add("urandom", "the serial ceiling: a guest that only writes COM1, as the host "
+                 "receives it (median of %d boots)" % len(boots),
+                 "%.0f bytes/s = %.1f× a 115200 line (boots: %s)"
+                 % (ceiling, ceiling / LINE_115200, ", ".join("%.0f" % v for v in boots)))
     for what, v in (("urandom on COM1 (`stream urandom`), as the host receives it", f["com1"]),
-                    ("urandom on COM2 (stream=urandom), as the host receives it", f["com2"]),
-                    ("urandom inside the appliance (bench urandom_bytes_per_s)",
-                     b["urandom_bytes_per_s"] if b else None)):
-        if v is None:
+                    ("urandom on COM2 (stream=urandom), as the host receives it", f["com2"])):
+        if v is None or ceiling is None:
             rows.add("urandom", what, NA)
         else:
-            r = v / LINE_115200
-            rows.add("urandom", what, "%.0f bytes/s = %.1f× a 115200 line" % (v, r), "≥ 50× a 115200 line", r >= 50)
+            r = v / ceiling
+            rows.add("urandom", what, "%.0f bytes/s = %.1f× a 115200 line = %.2f× the ceiling"
+                     % (v, v / LINE_115200, r), "≥ %.1f× the ceiling" % CEILING_SHARE,
+                     r >= CEILING_SHARE)
+    v = b["urandom_bytes_per_s"] if b else None
+    what = "urandom inside the appliance (bench urandom_bytes_per_s)"
+    if v is None:
+        rows.add("urandom", what, NA)
+    else:
+        r = v / LINE_115200
+        rows.add("urandom", what, "%.0f bytes/s = %.1f× a 115200 line" % (v, r), "≥ 50× a 115200 line", r >= 50)
 
 
 def judge_486(rows, ic):
