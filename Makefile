@@ -249,7 +249,7 @@ distclean:
 	rm -rf $(BUILD)
 
 # --- measurements (not tests: no thresholds) ---
-bench: deps $(BUILD)/rand86.elf $(BUILD)/uart-ceiling.elf
+bench: deps $(BUILD)/rand86.elf $(BUILD)/uart-ceiling.elf $(BUILD)/linux/initrd.gz
 	$(MAKE) bench-host > $(BUILD)/bench-host.txt
 	$(PYRUN) scripts.bench --host-table $(BUILD)/bench-host.txt --out docs/BENCHMARKS.md
 
