@@ -148,7 +148,7 @@ static void no_source_note(void)
  * (press and release); none is credited before the meter's first
  * RNG_METER_MIN, and after that a key is assumed to earn what the keys
  * so far earned each since then. A guess that runs high: the credit
- * rule pays a fuller window more (entropy/random.c). */
+ * rule pays a fuller window more (entropy/measure.c, rng_meter_paid). */
 static void keys_hint(char *out, size_t size, uint64_t credited_total)
 {
 	struct entropy_source *kbd = rng_find_source(&rng_live, "keyboard");

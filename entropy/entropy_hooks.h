@@ -35,6 +35,8 @@ uint32_t rng_meter_estimate(struct rng_meter *m);
 /* h (milli) times the share a window of the meter's fill is paid:
  * docs/ENTROPY.md, "What a window is paid". */
 uint32_t rng_meter_paid(const struct rng_meter *m, uint32_t h);
+/* The row of RNG_PAY_PERMILLE an estimate h (milli) is paid from. */
+unsigned rng_meter_pay_level(uint32_t h);
 /* The full assessment (6.3.2-6.3.6 on the window's symbols and bits) now;
  * its result is also held in m->full_milli. */
 uint32_t rng_meter_full_milli(struct rng_meter *m);

@@ -708,15 +708,22 @@ static const uint16_t rng_pay_permille[3][5] = RNG_PAY_PERMILLE;
 static const uint16_t rng_pay_level[3] = RNG_PAY_LEVEL_MILLI;
 _Static_assert(RNG_METER_MIN << 4 == RNG_METER_W, "a band per assessment fill, the last the full window");
 
+unsigned rng_meter_pay_level(uint32_t h)
+{
+	unsigned l = 0;
+
+	while (l + 1 < 3 && h >= rng_pay_level[l + 1])
+		l++;
+	return l;
+}
+
 static uint16_t rng_pay_factor(uint64_t n, uint32_t h)
 {
-	unsigned b = 0, l = 0;
+	unsigned b = 0;
 
 	while (b + 1 < 5 && n >= (uint64_t)RNG_METER_MIN << (b + 1))
 		b++;
-	while (l + 1 < 3 && h >= rng_pay_level[l + 1])
-		l++;
-	return rng_pay_permille[l][b];
+	return rng_pay_permille[rng_meter_pay_level(h)][b];
 }
 
 /* What a source is paid of its estimate h (milli) at its meter's fill. */

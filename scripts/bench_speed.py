@@ -136,9 +136,9 @@ def uart_ceiling_rates():
     """The baseline the streams are judged against: what the host receives
     from a guest that only writes COM1 (scripts/ceiling/uart.c), read as
     rand86's ports are read (SerialPort on a chardev socket), in BOOTS
-    boots of this run. One boot got 155-163 KB/s and the next 289 on
-    this 2-core host (where QEMU's threads and the reader land), so
-    every boot's figure is kept."""
+    boots of this run. It moves from boot to boot with where QEMU's
+    threads and the reader land (bench_judge.py), so every boot's
+    figure is kept."""
     return [uart_ceiling_rate() for _ in range(BOOTS)]
 
 

@@ -48,14 +48,6 @@ static const uint32_t band_n[BANDS] = { 64, 128, 256, 512, 1024 };
 static const uint32_t level_from[LEVELS] = RNG_PAY_LEVEL_MILLI;
 static const uint32_t table[LEVELS][BANDS] = RNG_PAY_PERMILLE;
 
-static unsigned level_of(uint32_t h)
-{
-	unsigned l = 0;
-
-	while (l + 1 < LEVELS && h >= level_from[l + 1])
-		l++;
-	return l;
-}
 static struct rng_meter m;
 static uint8_t sym[MAXLEN];
 
@@ -135,7 +127,7 @@ static int derive_file(const char *path, double bound[LEVELS][BANDS])
 		for (uint32_t s = 0; s + n + NEXT <= (uint32_t)len; s += STRIDE, k++) {
 			uint32_t h = meter_after(sym + s, n);
 			uint32_t next = full_assess_block(sym + s + n, NEXT, NULL);
-			stat_add(&st[level_of(h)], next ? (double)h / next : h ? RATIO_MAX : 0.0);
+			stat_add(&st[rng_meter_pay_level(h)], next ? (double)h / next : h ? RATIO_MAX : 0.0);
 		}
 		if (k == 0) {
 			fprintf(stderr, "%s: %ld symbols, too few for n = %u\n", path, len, n);

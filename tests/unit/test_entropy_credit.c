@@ -122,17 +122,15 @@ static uint32_t assess_from(unsigned at, unsigned n, unsigned *blocks)
 static void check(const char *name)
 {
 	unsigned shift, n = load(name, &shift);
-	uint64_t credited[2], bits[2], sum = 0;
-	unsigned blocks = 0;
+	uint64_t credited[2], bits[2];
+	unsigned blocks;
 	uint32_t assessed;
 	double per, xym, ratio;
 
 	if (n < WARMUP + STRETCH + NEXT)
 		fail_msg("%s: %u samples, want %u", name, n, WARMUP + STRETCH + NEXT);
 	replay(shift, WARMUP, WARMUP + STRETCH, credited, bits);
-	for (unsigned at = WARMUP + STRETCH; at + NEXT <= n; at += NEXT)
-		sum += full_assess_block(sym + at, NEXT, NULL), blocks++;
-	assessed = (uint32_t)(sum / blocks);
+	assessed = assess_from(WARMUP + STRETCH, n, &blocks);
 	per = (double)(credited[1] - credited[0]) / STRETCH;
 	xym = (double)(bits[1] - bits[0]) / STRETCH;
 	ratio = assessed ? per * 1000.0 / assessed : (per > 0 ? 99.0 : 0.0);
