@@ -54,7 +54,7 @@ from scripts.bench_build import host_table, image_size, size_by_object
 from scripts.bench_doc import render
 from scripts.bench_judge import judge
 from scripts.bench_sources import flood_figures, guest_rates, headless_figures, typist_figures
-from scripts.bench_speed import (com1_stream_rate, com2_random_rate, com2_stream_rate,
+from scripts.bench_speed import (com1_stream_rates, com2_random_rate, com2_stream_rates,
                                  icount_figures, pit_clock_ratio, qemu_bench, rtc_cost_486,
                                  old_pc_figures, smallest_mem, tcg_seeded_ms,
                                  uart_ceiling_rates, wall_to_prompt)
@@ -80,8 +80,8 @@ def measure(host_table_path, failures):
         "wall": take("QEMU start to prompt", wall_to_prompt),
         "seed": take("TCG seeding from the timer", tcg_seeded_ms),
         "ceiling": take("COM1 ceiling (a guest that only writes it)", uart_ceiling_rates),
-        "com1": take("COM1 stream urandom", com1_stream_rate),
-        "com2": take("COM2 stream=urandom", com2_stream_rate),
+        "com1": take("COM1 stream urandom", com1_stream_rates),
+        "com2": take("COM2 stream=urandom", com2_stream_rates),
         "ic": take("icount figures", icount_figures),
         "rtc486": take("rtc at 16 MIPS", rtc_cost_486),
         "oldpc": take("an old PC at 4 and 16 MIPS, the meter running", old_pc_figures),

@@ -161,6 +161,17 @@ def uart_ceiling_rate():
             q.wait()
 
 
+def com1_stream_rates():
+    """urandom on COM1 in BOOTS boots, as the ceiling is taken: one boot's
+    figure moves with where the threads land, as the ceiling's does."""
+    return [com1_stream_rate() for _ in range(BOOTS)]
+
+
+def com2_stream_rates():
+    """urandom on COM2 (stream=urandom) in BOOTS boots, likewise."""
+    return [com2_stream_rate() for _ in range(BOOTS)]
+
+
 def com1_stream_rate():
     with Rand86() as vm:
         vm.send("stream urandom\r")
