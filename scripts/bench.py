@@ -50,14 +50,14 @@ import os
 import sys
 
 from rand86 import ELF, accel
+from scripts import provenance
 from scripts.bench_build import host_table, image_size, size_by_object
 from scripts.bench_doc import render
 from scripts.bench_judge import judge
 from scripts.bench_sources import flood_figures, guest_rates, headless_figures, typist_figures
-from scripts.bench_speed import (com1_stream_rates, com2_random_rate, com2_stream_rates,
-                                 icount_figures, pit_clock_ratio, qemu_bench, rtc_cost_486,
-                                 old_pc_figures, smallest_mem, tcg_seeded_ms,
-                                 uart_ceiling_rates, wall_to_prompt)
+from scripts.bench_speed import (com2_random_rate, icount_figures, pit_clock_ratio, qemu_bench,
+                                 rtc_cost_486, old_pc_figures, smallest_mem, stream_rates,
+                                 tcg_seeded_ms, wall_to_prompt)
 
 
 # ---------------------------------------------------------------- measure
@@ -79,9 +79,7 @@ def measure(host_table_path, failures):
         "mem": take("smallest -m", smallest_mem),
         "wall": take("QEMU start to prompt", wall_to_prompt),
         "seed": take("TCG seeding from the timer", tcg_seeded_ms),
-        "ceiling": take("COM1 ceiling (a guest that only writes it)", uart_ceiling_rates),
-        "com1": take("COM1 stream urandom", com1_stream_rates),
-        "com2": take("COM2 stream=urandom", com2_stream_rates),
+        "streams": take("COM1 and COM2 streams and their ceiling", stream_rates),
         "ic": take("icount figures", icount_figures),
         "rtc486": take("rtc at 16 MIPS", rtc_cost_486),
         "oldpc": take("an old PC at 4 and 16 MIPS, the meter running", old_pc_figures),
@@ -102,9 +100,10 @@ def main():
     if not os.path.exists(ELF):
         sys.exit("bench: %s missing: run make first" % ELF)
     acc, failures = accel(), []
+    stamp = provenance.stamp("docs/BENCHMARKS.md")
     figures = measure(args.host_table, failures)
     rows = judge(figures, acc, failures)
-    doc, table = render(rows, figures, acc, failures)
+    doc, table = render(rows, figures, acc, failures, stamp)
     print(table)
     with open(args.out, "w") as f:
         f.write(doc)

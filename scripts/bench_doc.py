@@ -6,7 +6,7 @@ from rand86 import cpu_model, qemu_version
 from scripts.bench_sources import HEADLESS_SECONDS, HEADLESS_SOURCES
 from scripts.bench_speed import (BENCH_RUNS, BOOTS, HEADLESS_RANDOM_SECONDS, ICOUNT_BYTES,
                                  ICOUNT_SHIFT, ICOUNT_TRIES, MEM_BOOT_TIMEOUT, NS_PER_INSN,
-                                 STREAM_SECONDS)
+                                 STREAM_ROUNDS, STREAM_SECONDS)
 
 
 # ---------------------------------------------------------------- render
@@ -62,7 +62,13 @@ def notes_emulated():
 - urandom rates: bytes the host read from QEMU's socket chardev over %.0f s once
   the stream was flowing. QEMU's 16550 does not pace bytes at the baud rate,
   so these are what the emulated UART and the appliance's main loop sustain.
-""" % (BENCH_RUNS, MEM_BOOT_TIMEOUT, BOOTS, BOOTS, STREAM_SECONDS)
+  The baseline guest, COM1 and COM2 are booted in turn, %d rounds of the
+  three, so that all three meet the same share of the host: the two cores
+  move QEMU's threads and the reader between placements that change what a
+  port carries by up to 2x for tens of seconds. rand86 transmits from its
+  THRE interrupt, 16 bytes an interrupt, between main-loop passes; the
+  baseline does nothing but poll the line status register.
+""" % (BENCH_RUNS, MEM_BOOT_TIMEOUT, BOOTS, BOOTS, STREAM_SECONDS, STREAM_ROUNDS)
 
 
 def notes_slow_machines():
@@ -103,7 +109,7 @@ def notes_slow_machines():
         + (ICOUNT_BYTES, ICOUNT_TRIES, HEADLESS_RANDOM_SECONDS))
 
 
-def render(rows, f, acc, failures):
+def render(rows, f, acc, failures, stamp):
     table = ["| group | measurement | value | target | verdict |", "|---|---|---|---|---|"]
     for g, w, v, t, vd in rows:
         table.append("| %s | %s | %s | %s | %s |" % (g, w.replace("|", "\\|"), v, t, vd))
@@ -117,6 +123,8 @@ def render(rows, f, acc, failures):
     if f["b"]:
         doc.append("- guest clock: %s, cpu_khz %d" % ("TSC" if f["b"]["unit"] == "cycles" else "PIT",
                                                      f["b"]["cpu_khz"]))
+    doc += stamp + ["  (scripts/provenance.py: what these figures depend on; the suite fails "
+                    "when one changes)"]
     doc += ["", TARGETS, ""] + table + ["", method_notes()]
     if f["host"]:
         doc += ["`make bench-host` output:", "", "```", f["host"][1], "```", ""]

@@ -122,24 +122,26 @@ def judge_guest(rows, g):
 
 # A stream is judged by the share it takes of what the same run's
 # baseline guest (scripts/ceiling/uart.c) gets through the same port,
-# median against median over as many boots: a guest that only writes
+# median against median over boots taken in turn (bench_speed.stream_rates):
+# a guest that only writes
 # COM1 reached 13-25x a line here under TCG, so a target in lines would
 # judge QEMU's 16550 model and the host's reader, not rand86.
 CEILING_SHARE = 0.7
 
 
 def judge_urandom(rows, f):
-    b, boots, ceiling = f["b"], f.get("ceiling"), None
+    b, st, ceiling = f["b"], f.get("streams") or {}, None
+    boots = st.get("ceiling")
     if not boots:
         rows.add("urandom", "the serial ceiling: a guest that only writes COM1", NA)
     else:
         ceiling = statistics.median(boots)
         rows.add("urandom", "the serial ceiling: a guest that only writes COM1, as the host "
-                 "receives it (median of %d boots)" % len(boots),
+                 "receives it (median of %d boots, taken in turn with the streams)" % len(boots),
                  "%.0f bytes/s = %.1f× a 115200 line (boots: %s)"
                  % (ceiling, ceiling / LINE_115200, ", ".join("%.0f" % v for v in boots)))
-    for what, v in (("urandom on COM1 (`stream urandom`), as the host receives it", f["com1"]),
-                    ("urandom on COM2 (stream=urandom), as the host receives it", f["com2"])):
+    for what, v in (("urandom on COM1 (`stream urandom`), as the host receives it", st.get("com1")),
+                    ("urandom on COM2 (stream=urandom), as the host receives it", st.get("com2"))):
         if not v or ceiling is None:
             rows.add("urandom", what, NA)
         else:
