@@ -51,6 +51,7 @@ import time
 
 from rand86 import ROOT, ELF, Rand86, Wire, accel, cpu_model, key_event, qemu_version
 from rand86 import honesty, samples2bin
+from scripts import provenance
 
 KEYS = ["a", "s", "d", "f", "j", "k", "l", "semicolon", "e", "r"]
 WARMUP = 128              # measured samples of the main source before the credited stretch
@@ -381,9 +382,13 @@ def md_header(meta):
         % (meta["cpu"], meta["ncpu"], meta["host_os"], meta["jobs"]),
         "- accelerator: %s (host-timed: no -icount)" % meta["accel"],
         "- QEMU: %s" % meta["qemu"],
-        "- rand86: %s, default boot options (`credit=measured`, `hz=100`)" % meta["rev"],
+        "- rand86: %s, default boot options (`credit=measured`, `hz=100`)"
+        % ("booted " + ELF if os.environ.get("RAND86_ELF") else "the tree's build"),
         "- run time: %.0f s" % meta["elapsed"],
-        "- ea_non_iid: %s" % (meta["ea_version"] or "not on PATH (its columns say `-`)"), "",
+        "- ea_non_iid: %s" % (meta["ea_version"] or "not on PATH (its columns say `-`)"),
+    ] + meta["stamp"] + [
+        "  (scripts/provenance.py: what these figures depend on; the suite fails when one changes)",
+        "",
         "Each scenario is one boot. With a main source: a warm-up of %d of its" % WARMUP,
         "measured samples (%d for the rtc; the meter credits nothing in its first 64),"
         % RTC_WARMUP,
@@ -557,7 +562,8 @@ def run_meta():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu_model(), "ncpu": os.cpu_count() or 1,
         "host_os": "%s %s" % (platform.system(), platform.release()),
-        "accel": accel(), "qemu": qemu_version(), "rev": git_rev(),
+        "accel": accel(), "qemu": qemu_version(),
+        "stamp": provenance.stamp("docs/compare.md"),
         "terminal": png_terminal(), "ea_version": ea_version(),
     }
 
@@ -572,16 +578,6 @@ def ea_version():
                          universal_newlines=True).stdout
     first = [l.strip() for l in out.splitlines() if l.strip()]
     return "`ea_non_iid --version`: %s" % (first[0] if first else "unknown")
-
-
-def git_rev():
-    """The commit, or the ELF when RAND86_ELF boots another build."""
-    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
-    rev = "commit " + (r.stdout.strip() or "unknown")
-    if os.environ.get("RAND86_ELF"):
-        rev += " (tree); booted %s" % ELF
-    return rev
 
 
 def measure(sc, seed, keep=None, dashboard=None):
