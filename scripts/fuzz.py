@@ -6,12 +6,14 @@ FUZZ_JOBS at a time, so that all of them end within --minutes; each
 starts from its kept corpus (tests/fuzz/TARGET/) and grows its own in
 build/fuzz/corpus/TARGET/. Then it replays that corpus through the
 target's coverage build and reports, per target: executions, executions
-per second, what it found (the inputs are left as build/fuzz/crash-*),
-and the lines of each parser file reached (llvm-cov; the annotated source
-is left in build/fuzz/TARGET.cov.txt to see what was not).
-Standard library only.
+per second, the corpus entries it added, what it found (the inputs are
+left as build/fuzz/crash-*), and the lines of each parser file reached
+(llvm-cov; the annotated source is left in build/fuzz/TARGET.cov.txt to
+see what was not). With --out it writes that table as markdown
+(docs/fuzz.md from `make fuzz`). Standard library only.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -24,6 +26,39 @@ LLVM_COV = "llvm-cov-14"
 # Inputs longer than this add little to a path and cost time per run.
 MAX_LEN = {"ne2000_rx": 8192}
 COVER_RESERVE_S = 90            # of the budget, for the coverage replays
+
+
+def corpus_size(name, args):
+    d = os.path.join(args.dir, "corpus", name)
+    return len(os.listdir(d)) if os.path.isdir(d) else 0
+
+
+def git_head():
+    r = subprocess.run(["git", "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, universal_newlines=True)
+    return r.stdout.strip() or "unknown"
+
+
+def write_md(path, rows, each, args, wall):
+    """rows: (name, execs, rate, new, reached, found)."""
+    lines = ["# Fuzz campaigns", "",
+             "Written by `make fuzz` (scripts/fuzz.py); a run's figures, not a test.", "",
+             "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime(
+                 "%Y-%m-%d %H:%M UTC"),
+             "- commit %s" % git_head(),
+             "- %d targets, %d s each, %d at a time on %d CPUs; run time %.0f s"
+             % (len(rows), each, args.jobs, os.cpu_count() or 0, wall), "",
+             "`new corpus` counts the inputs the run added to build/fuzz/corpus/TARGET/"
+             " (which starts from tests/fuzz/TARGET/ and what earlier runs kept there);"
+             " `lines reached` is llvm-cov's line count of each file the target parses,"
+             " replaying that corpus. The entropy core's target has no coverage build.", "",
+             "| target | executions | exec/s | new corpus | lines reached | findings |",
+             "|---|---:|---:|---:|---|---|"]
+    for name, execs, rate, new, reached, found in rows:
+        lines.append("| %s | %d | %d | %d | %s | %s |" % (name, execs, rate, new, reached,
+                                                         found or "none"))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def run_target(name, binary, seeds, args, seconds):
@@ -78,6 +113,7 @@ def main():
     ap.add_argument("--entropy", help="the entropy core's target (no coverage report)")
     ap.add_argument("--target", action="append", default=[], help="NAME:FILE,FILE...")
     ap.add_argument("--only", help="NAME,NAME...: these targets alone")
+    ap.add_argument("--out", help="write the table as markdown here")
     args = ap.parse_args()
 
     targets = [(t.split(":")[0], os.path.join(args.dir, "fuzz_" + t.split(":")[0]),
@@ -89,6 +125,8 @@ def main():
     rounds = max(1, -(-len(targets) // args.jobs))          # targets a job runs, one after another
     each = args.seconds_each or max(10, int((args.minutes * 60 - COVER_RESERVE_S) / rounds))
     print("fuzz: %d targets, %d s each, %d at a time" % (len(targets), each, args.jobs), flush=True)
+    t0 = time.monotonic()
+    before = {name: corpus_size(name, args) for name, _, _ in targets}
     pending, running = list(targets), []
     while pending or running:
         while pending and len(running) < args.jobs:
@@ -100,16 +138,21 @@ def main():
             if r[1].poll() is not None:
                 r[2].close()
                 running.remove(r)
-    failed = 0
-    print("%-14s %12s %8s  %s" % ("target", "executions", "exec/s", "lines reached / findings"))
+    failed, rows = 0, []
+    print("%-14s %12s %8s %6s  %s" % ("target", "executions", "exec/s", "new",
+                                      "lines reached / findings"))
     for name, _, files in targets:
         execs, rate, broken = stats(name, args)
+        new = corpus_size(name, args) - before[name]
         cov = coverage(name, files, args) if files else []
         reached = ", ".join("%s %d/%d" % (f, c, n) for f, c, n in cov) or "-"
-        print("%-14s %12d %8d  %s" % (name, execs, rate, reached))
+        print("%-14s %12d %8d %6d  %s" % (name, execs, rate, new, reached))
+        rows.append((name, execs, rate, new, reached, broken))
         if broken:
             failed += 1
             print("%14s  FOUND: %s (input: %s/crash-%s-*)" % ("", broken, args.dir, name))
+    if args.out:
+        write_md(args.out, rows, each, args, time.monotonic() - t0)
     return 1 if failed else 0
 
 

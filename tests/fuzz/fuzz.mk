@@ -3,6 +3,7 @@
 # kernel's own source with ASan and UBSan. Included by the top Makefile.
 #   make fuzz                 every target on both cores, FUZZ_MINUTES in all (30),
 #                             then executions, exec/s and the lines of each parser reached
+#                             (docs/fuzz.md)
 #   make test-fuzz-corpus     every corpus file through its target once (part of test-host)
 
 FUZZ_TARGETS := console_line egd_request boot_options ne2000_rx i8042_stream ata_identify
@@ -74,6 +75,7 @@ test-host: test-fuzz-corpus
 
 fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/cover_%) $(ENTROPY_HOST)/fuzz_entropy
 	$(PYTHON) -m scripts.fuzz --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS) --dir $(FUZZ_DIR) \
+		--out docs/fuzz.md \
 		--entropy $(ENTROPY_HOST)/fuzz_entropy \
 		$(foreach t,$(FUZZ_TARGETS),--target $(t):$(subst $(FUZZ_SPACE),$(FUZZ_COMMA),$(FUZZ_COVER_$(t))))
 .PHONY: fuzz test-fuzz-corpus
