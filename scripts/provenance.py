@@ -63,7 +63,8 @@ class NoGit(Exception):
 
 
 def git(*args, strip=True):
-    r = subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
+    # safe.directory: a checkout owned by another user (CI's clone, read as root) is still ours
+    r = subprocess.run(["git", "-c", "safe.directory=*", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode != 0:
         raise NoGit("git %s: %s" % (" ".join(args), r.stderr.strip()))
