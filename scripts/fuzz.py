@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from scripts import provenance
+
 LLVM_PROFDATA = "llvm-profdata-14"
 LLVM_COV = "llvm-cov-14"
 # Inputs longer than this add little to a path and cost time per run.
@@ -34,9 +36,12 @@ def corpus_size(name, args):
 
 
 def git_head():
-    r = subprocess.run(["git", "rev-parse", "HEAD"], stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, universal_newlines=True)
-    return r.stdout.strip() or "unknown"
+    """HEAD by scripts/provenance.py's git; "unknown" outside a checkout,
+    so that a campaign's table is still written."""
+    try:
+        return provenance.git("rev-parse", "HEAD")
+    except provenance.NoGit:
+        return "unknown"
 
 
 def write_md(path, rows, each, args, wall):
