@@ -20,6 +20,7 @@ static const char *const streams[] = { "random", "urandom", "off", "egd" };
 static const char *const credits[] = { "xymoron", "tso", "measured" };
 static const char *const atas[] = { "untrusted", "trusted", "off" };
 static const char *const nets[] = { "untrusted", "off" };
+static const char *const off_on[] = { "off", "on" };
 
 static int one_of(const char *v, const char *const *names, int n)
 {
@@ -52,6 +53,8 @@ static int oracle_word(struct boot_options *o, char *w)
 		o->ata_given = 1;
 	} else if (!strcmp(w, "net") && (i = one_of(v, nets, 2)) >= 0) {
 		o->net = (enum net_mode)i;
+	} else if (!strcmp(w, "rtc_jitter") && (i = one_of(v, off_on, 2)) >= 0) {
+		o->rtc_jitter = i;
 	} else if (!strcmp(w, "rtc") && (!strcmp(v, "off") ||
 		   (oracle_number(v, 2, 8192, &n) == 0 && !(n & (n - 1))))) {
 		o->rtc_hz = strcmp(v, "off") ? n : 0;
@@ -160,14 +163,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		&& want.rtc_given == boot_opts.rtc_given && want.stream == boot_opts.stream
 		&& want.credit == boot_opts.credit && want.ata == boot_opts.ata
 		&& want.ata_given == boot_opts.ata_given && want.net == boot_opts.net
-		&& want.record == boot_opts.record
+		&& want.record == boot_opts.record && want.rtc_jitter == boot_opts.rtc_jitter
 		&& want.ne2k_given == boot_opts.ne2k_given && want.ne2k_io == boot_opts.ne2k_io
 		&& want.ne2k_irq == boot_opts.ne2k_irq && !strcmp(want.ne2k_word, boot_opts.ne2k_word),
 		"options in force differ from the rules: hz %u/%u baud %u/%u rtc %u/%u stream %d/%d "
-		"credit %d/%d ata %d/%d net %d/%d record %u/%u ne2k %u,%u/%u,%u '%s'/'%s'", want.hz,
+		"credit %d/%d ata %d/%d net %d/%d record %u/%u rtc_jitter %d/%d ne2k %u,%u/%u,%u '%s'/'%s'", want.hz,
 		boot_opts.hz, want.baud, boot_opts.baud, want.rtc_hz, boot_opts.rtc_hz, want.stream,
 		boot_opts.stream, want.credit, boot_opts.credit, want.ata, boot_opts.ata, want.net,
-		boot_opts.net, want.record, boot_opts.record, want.ne2k_io, want.ne2k_irq,
+		boot_opts.net, want.record, boot_opts.record, want.rtc_jitter, boot_opts.rtc_jitter, want.ne2k_io, want.ne2k_irq,
 		boot_opts.ne2k_io, boot_opts.ne2k_irq, want.ne2k_word, boot_opts.ne2k_word);
 	free(line);
 	return 0;
