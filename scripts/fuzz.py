@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """`make fuzz`: every fuzz target for a share of the time, then coverage.
 
-Runs the libFuzzer targets of tests/fuzz/ (and the entropy core's),
+Runs the libFuzzer targets of tests/fuzz/ (the entropy core's among them),
 FUZZ_JOBS at a time, so that all of them end within --minutes; each
 starts from its kept corpus (tests/fuzz/TARGET/) and grows its own in
 build/fuzz/corpus/TARGET/. Then it replays that corpus through the
 target's coverage build and reports, per target: executions, executions
 per second, the corpus entries it added, what it found (the inputs are
-left as build/fuzz/crash-*), and the lines of each parser file reached
+left as build/fuzz/crash-*), and the lines of each file it targets reached
 (llvm-cov; the annotated source is left in build/fuzz/TARGET.cov.txt to
 see what was not). With --out it writes that table as markdown
 (docs/fuzz.md from `make fuzz`). Standard library only.
@@ -28,6 +28,12 @@ LLVM_COV = "llvm-cov-14"
 # Inputs longer than this add little to a path and cost time per run.
 MAX_LEN = {"ne2000_rx": 8192}
 COVER_RESERVE_S = 90            # of the budget, for the coverage replays
+# Shares of the time, 1 unless named: the entropy core's target runs each
+# input through whole SP 800-90B assessments and is two orders of
+# magnitude slower than the parsers', which pass 1 M executions in one
+# share. With seven targets on two jobs its second share is the slot
+# that would stand idle; it starts first so that the shares pack.
+SHARES = {"entropy": 2}
 
 
 def corpus_size(name, args):
@@ -51,12 +57,14 @@ def write_md(path, rows, each, args, wall):
              "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime(
                  "%Y-%m-%d %H:%M UTC"),
              "- commit %s" % git_head(),
-             "- %d targets, %d s each, %d at a time on %d CPUs; run time %.0f s"
-             % (len(rows), each, args.jobs, os.cpu_count() or 0, wall), "",
+             "- %d targets, %d s a share (%s; the others 1), %d at a time on %d CPUs;"
+             " run time %.0f s"
+             % (len(rows), each, ", ".join("%s %d shares" % kv for kv in sorted(SHARES.items())),
+                args.jobs, os.cpu_count() or 0, wall), "",
              "`new corpus` counts the inputs the run added to build/fuzz/corpus/TARGET/"
              " (which starts from tests/fuzz/TARGET/ and what earlier runs kept there);"
-             " `lines reached` is llvm-cov's line count of each file the target parses,"
-             " replaying that corpus. The entropy core's target has no coverage build.", "",
+             " `lines reached` is llvm-cov's line count of each file the target is aimed at,"
+             " replaying that corpus.", "",
              "| target | executions | exec/s | new corpus | lines reached | findings |",
              "|---|---:|---:|---:|---|---|"]
     for name, execs, rate, new, reached, found in rows:
@@ -115,7 +123,6 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seconds-each", type=int, help="instead of a share of --minutes")
     ap.add_argument("--dir", default="build/fuzz")
-    ap.add_argument("--entropy", help="the entropy core's target (no coverage report)")
     ap.add_argument("--target", action="append", default=[], help="NAME:FILE,FILE...")
     ap.add_argument("--only", help="NAME,NAME...: these targets alone")
     ap.add_argument("--out", help="write the table as markdown here")
@@ -123,13 +130,13 @@ def main():
 
     targets = [(t.split(":")[0], os.path.join(args.dir, "fuzz_" + t.split(":")[0]),
                 t.split(":")[1].split(",")) for t in args.target]
-    if args.entropy:
-        targets.append(("entropy", args.entropy, []))
     if args.only:
         targets = [t for t in targets if t[0] in args.only.split(",")]
-    rounds = max(1, -(-len(targets) // args.jobs))          # targets a job runs, one after another
+    targets.sort(key=lambda t: -SHARES.get(t[0], 1))         # the long ones first: they pack
+    shares = sum(SHARES.get(t[0], 1) for t in targets)
+    rounds = max(1, -(-shares // args.jobs))                # shares a job runs, one after another
     each = args.seconds_each or max(10, int((args.minutes * 60 - COVER_RESERVE_S) / rounds))
-    print("fuzz: %d targets, %d s each, %d at a time" % (len(targets), each, args.jobs), flush=True)
+    print("fuzz: %d targets, %d s a share, %d at a time" % (len(targets), each, args.jobs), flush=True)
     t0 = time.monotonic()
     before = {name: corpus_size(name, args) for name, _, _ in targets}
     pending, running = list(targets), []
@@ -137,7 +144,7 @@ def main():
         while pending and len(running) < args.jobs:
             name, binary, _ = pending.pop(0)
             running.append((name,) + run_target(name, binary, os.path.join("tests", "fuzz", name),
-                                                args, each))
+                                                args, each * SHARES.get(name, 1)))
         time.sleep(1)
         for r in list(running):
             if r[1].poll() is not None:

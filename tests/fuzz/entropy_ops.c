@@ -182,6 +182,8 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 	int keyed = r->crng_keys != 0;
 	int may_serve = r->estimator != RNG_CREDIT_MEASURED || keyed;
 	size_t want = may_serve ? len : 0, got;
+	uint64_t keys = r->crng_keys, key_bits = r->crng_key_bits;
+	uint64_t made, debit;
 
 	if (keyed && w->primary_credited < RNG_SEED_BITS)
 		OPS_FAIL("urandom keyed with %llu bits credited to the primary",
@@ -196,8 +198,18 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 			(unsigned long long)w->primary_credited);
 	if (r->urandom_bytes != served + want)
 		OPS_FAIL("urandom_bytes did not grow by %zu", want);
-	if (!want && r->spent_bits != spent)
-		OPS_FAIL("an unseeded urandom read spent %llu bits",
+	if (!may_serve && r->spent_bits != spent)
+		OPS_FAIL("an unkeyed urandom read spent %llu bits",
+			(unsigned long long)(r->spent_bits - spent));
+	/* Under credit=measured a read spends nothing but the reseed that is
+	 * due when it comes (lazily, crng.c), whatever its length: at most
+	 * one key, each bit of it debited and spent. */
+	made = r->crng_keys - keys;
+	debit = r->crng_key_bits - key_bits;
+	if (r->estimator == RNG_CREDIT_MEASURED &&
+	    (made > 1 || debit != made * RNG_CRNG_KEY_BITS || r->spent_bits - spent != debit))
+		OPS_FAIL("a urandom read of %zu made %llu keys debiting %llu bits and spent %llu", len,
+			(unsigned long long)made, (unsigned long long)debit,
 			(unsigned long long)(r->spent_bits - spent));
 	if (ops_energy(r) > before)
 		OPS_FAIL("urandom read raised pool entropy from %d to %d", before, ops_energy(r));
