@@ -5,8 +5,12 @@
  * (op, a, b): a sample on one of four sources or a NULL handle, a flush,
  * a /dev/random or /dev/urandom read, a capture toggle, an estimator
  * switch, an untrusted flood, the disk driver's address draw, a fill of
- * many credited samples. After every operation ops_step() checks the
- * invariants and returns a message naming the first one broken, or NULL.
+ * many credited samples. Bit 31 of the seed sets up the appliance's form
+ * (kern/assess.c): full assessments, urandom keys and reseeds made apart,
+ * reads of at most RNG_APART_BYTES; there one of the two flush operations
+ * is a main-loop pass instead (a round apart, a step of the assessment in
+ * hand). After every operation ops_step() checks the invariants and
+ * returns a message naming the first one broken, or NULL.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +42,12 @@ void ops_init(struct ops_world *w, uint32_t seed)
 			ops_grans[(seed >> (8 + 3 * i)) % (sizeof(ops_grans) / sizeof(ops_grans[0]))]);
 	w->r.untrusted_sink = &w->src[2];
 	stub_time = (uint64_t)seed << 20;
+	if (seed >> 31) {                /* kern_assess_init's calls */
+		w->apart = 1;
+		rng_defer_full_assessments(&w->r);
+		rng_crng_keys_apart(&w->r);
+		rng_reads_apart(&w->r);
+	}
 }
 
 static int ops_pool_ok(const struct rng_pool *p)
@@ -113,10 +123,14 @@ static const char *ops_read_random(struct ops_world *w, uint32_t a)
 	n = rng_read_random(r, w->buf, len);
 	size_t cap = len < RNG_SEC_XFER_BYTES ? len : RNG_SEC_XFER_BYTES;
 
+	if (w->apart && cap > RNG_APART_BYTES)
+		cap = RNG_APART_BYTES;
 	if ((size_t)primary / 8 < cap)
 		cap = (size_t)primary / 8;
 	if (r->estimator == RNG_CREDIT_MEASURED && (r->crng_due || !r->crng_keys))
 		cap = 0;                 /* urandom's key is owed: it goes first */
+	if (r->reseed_left)
+		cap = 0;                 /* apart: a reseed under way, or begun by this read */
 	if (r->crng_due && w->primary_credited < RNG_SEED_BITS)
 		OPS_FAIL("a urandom key is owed before seeding");
 	if (n != cap)
@@ -182,6 +196,7 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 	int keyed = r->crng_keys != 0;
 	int may_serve = r->estimator != RNG_CREDIT_MEASURED || keyed;
 	size_t want = may_serve ? len : 0, got;
+	uint32_t since = r->extracted_since_reseed;
 	uint64_t keys = r->crng_keys, key_bits = r->crng_key_bits;
 	uint64_t made, debit;
 
@@ -190,6 +205,16 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 			(unsigned long long)w->primary_credited);
 
 	got = rng_read_urandom(r, w->buf, len);
+	if (w->apart && r->estimator != RNG_CREDIT_MEASURED) {
+		/* v1.89's urandom apart: a piece at most, ending at the reseed
+		 * mark; nothing while the reseed is under way */
+		if (want > RNG_APART_BYTES)
+			want = RNG_APART_BYTES;
+		if (since < RNG_RESEED_BYTES && want > RNG_RESEED_BYTES - since)
+			want = RNG_RESEED_BYTES - since;
+		if (r->reseed_left)
+			want = 0;
+	}
 	if (got != want)
 		OPS_FAIL("urandom read of %zu returned %zu, want %zu (primary credited %llu)", len,
 			got, want, (unsigned long long)w->primary_credited);
@@ -213,6 +238,45 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 			(unsigned long long)(r->spent_bits - spent));
 	if (ops_energy(r) > before)
 		OPS_FAIL("urandom read raised pool entropy from %d to %d", before, ops_energy(r));
+	return NULL;
+}
+
+/* Apart: what a main-loop pass does for entropy/ (kern/loop.c,
+ * kern/assess.c): one round of a key or a reseed, and a step of the full
+ * assessment in hand (take the next due, run it, post it), between which
+ * samples and flushes go on. A pass credits nothing, raises no pool, and
+ * spends only the bits of a key it begins. */
+static const char *ops_pass(struct ops_world *w)
+{
+	struct rng *r = &w->r;
+	int before = ops_energy(r);
+	uint64_t credited = r->credited_bits, keys = r->crng_keys, key_bits = r->crng_key_bits;
+	uint64_t spent = r->spent_bits;
+	/* a key is begun only when one is owed (crng.c): the first once
+	 * seeded, a reseed once a read found it due */
+	int owed = r->estimator == RNG_CREDIT_MEASURED && rng_seeded(r) && r->crng_due;
+
+	rng_apart_poll(r);
+	if (!w->job_taken) {
+		w->job_taken = rng_full_job_next(r, &w->job);
+	} else if (!w->job_ran) {
+		rng_full_job_run(&w->job);
+		w->job_ran = 1;
+	} else {
+		rng_full_job_finish(r, &w->job);
+		w->job_taken = w->job_ran = 0;
+	}
+	if (r->credited_bits != credited || ops_energy(r) > before)
+		OPS_FAIL("a pass credited %llu bits, pools %d -> %d",
+			(unsigned long long)(r->credited_bits - credited), before, ops_energy(r));
+	if (r->crng_keys - keys > 1 || r->crng_key_bits - key_bits > RNG_CRNG_KEY_BITS ||
+	    r->spent_bits - spent != r->crng_key_bits - key_bits)
+		OPS_FAIL("a pass made %llu keys, debited %llu key bits and spent %llu",
+			(unsigned long long)(r->crng_keys - keys),
+			(unsigned long long)(r->crng_key_bits - key_bits),
+			(unsigned long long)(r->spent_bits - spent));
+	if (r->crng_key_bits != key_bits && !owed)
+		OPS_FAIL("a pass began a urandom key that nothing owed");
 	return NULL;
 }
 
@@ -249,8 +313,11 @@ const char *ops_step(struct ops_world *w, uint8_t op, uint32_t a, uint32_t b)
 	case 0: case 1: case 2: case 3: case 4:
 		ops_sample(w, op, a, b);
 		break;
-	case 5: case 6:
+	case 5:
 		err = ops_flush(w);
+		break;
+	case 6:
+		err = w->apart ? ops_pass(w) : ops_flush(w);
 		break;
 	case 7:
 		err = ops_read_random(w, a);

@@ -18,6 +18,9 @@ struct ops_world {
 	char msg[200];
 	uint32_t full_both;                       /* random reads that found both pools full */
 	uint64_t primary_credited;                /* what flushes raised the primary count by */
+	int apart;                                /* the appliance's form: kern/assess.c's */
+	int job_taken, job_ran;                   /* apart: the one full assessment in hand */
+	struct rng_full_job job;
 };
 
 void ops_init(struct ops_world *w, uint32_t seed);
