@@ -183,6 +183,22 @@ static const char *ops_fill(struct ops_world *w, uint32_t a, uint32_t b)
 	return NULL;
 }
 
+/* Keys made whole, in the flush or lazily in a measured urandom read:
+ * at most one since (keys, key_bits, spent) were read, each of its bits
+ * debited and spent, and nothing else spent. */
+static const char *ops_keys_whole(struct ops_world *w, const char *what, uint64_t keys,
+	uint64_t key_bits, uint64_t spent)
+{
+	const struct rng *r = &w->r;
+	uint64_t made = r->crng_keys - keys, debit = r->crng_key_bits - key_bits;
+
+	if (made > 1 || debit != made * RNG_CRNG_KEY_BITS || r->spent_bits - spent != debit)
+		OPS_FAIL("%s made %llu keys debiting %llu bits and spent %llu", what,
+			(unsigned long long)made, (unsigned long long)debit,
+			(unsigned long long)(r->spent_bits - spent));
+	return NULL;
+}
+
 static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 {
 	struct rng *r = &w->r;
@@ -198,7 +214,7 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 	size_t want = may_serve ? len : 0, got;
 	uint32_t since = r->extracted_since_reseed;
 	uint64_t keys = r->crng_keys, key_bits = r->crng_key_bits;
-	uint64_t made, debit;
+	const char *err;
 
 	if (keyed && w->primary_credited < RNG_SEED_BITS)
 		OPS_FAIL("urandom keyed with %llu bits credited to the primary",
@@ -227,15 +243,10 @@ static const char *ops_read_urandom(struct ops_world *w, uint32_t a)
 		OPS_FAIL("an unkeyed urandom read spent %llu bits",
 			(unsigned long long)(r->spent_bits - spent));
 	/* Under credit=measured a read spends nothing but the reseed that is
-	 * due when it comes (lazily, crng.c), whatever its length: at most
-	 * one key, each bit of it debited and spent. */
-	made = r->crng_keys - keys;
-	debit = r->crng_key_bits - key_bits;
+	 * due when it comes (lazily, crng.c), whatever its length. */
 	if (r->estimator == RNG_CREDIT_MEASURED &&
-	    (made > 1 || debit != made * RNG_CRNG_KEY_BITS || r->spent_bits - spent != debit))
-		OPS_FAIL("a urandom read of %zu made %llu keys debiting %llu bits and spent %llu", len,
-			(unsigned long long)made, (unsigned long long)debit,
-			(unsigned long long)(r->spent_bits - spent));
+	    (err = ops_keys_whole(w, "a urandom read", keys, key_bits, spent)))
+		return err;
 	if (ops_energy(r) > before)
 		OPS_FAIL("urandom read raised pool entropy from %d to %d", before, ops_energy(r));
 	return NULL;
@@ -288,16 +299,14 @@ static const char *ops_flush(struct ops_world *w)
 	uint64_t spent = r->spent_bits;
 	unsigned got = rng_batch_flush(r);
 	int debit = (int)(r->crng_key_bits - key_bits);   /* urandom's keys, made in the flush */
+	const char *err;
 
 	if (to_primary)                                   /* the flush fills the primary first */
 		w->primary_credited += got;
 	if (got > RNG_BATCH_WORDS)
 		OPS_FAIL("flush credited %u bits, cap is %u", got, RNG_BATCH_WORDS);
-	if (r->crng_keys - keys > 1 || debit != (int)(r->crng_keys - keys) * RNG_CRNG_KEY_BITS ||
-	    r->spent_bits != spent + (uint64_t)debit)
-		OPS_FAIL("flush made %llu keys debiting %d bits (spent %llu)",
-			(unsigned long long)(r->crng_keys - keys), debit,
-			(unsigned long long)(r->spent_bits - spent));
+	if ((err = ops_keys_whole(w, "a flush", keys, key_bits, spent)))
+		return err;
 	if (r->credited_bits != credited + got || ops_energy(r) != before + (int)got - debit)
 		OPS_FAIL("flush returned %u but credited_bits grew by %llu and the pools by %d", got,
 			(unsigned long long)(r->credited_bits - credited), ops_energy(r) - before);
